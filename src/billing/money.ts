@@ -1,0 +1,90 @@
+/**
+ * Exact money. Amounts are integer nano-USD (`bigint`, stored as int64); unit prices are
+ * integer atto-USD so that per-token prices like $0.0375 per million stay exact until a
+ * request's total is rounded once to nano-USD.
+ */
+import { GatewayError } from '../errors/gateway-error.js';
+
+/** Integer nano-USD (1e-9 USD). */
+export type Nano = bigint;
+/** Integer atto-USD (1e-18 USD), used only for unit prices and their products. */
+export type Atto = bigint;
+
+const NANO_DIGITS = 9;
+const ATTO_DIGITS = 18;
+const ATTO_PER_NANO = 10n ** 9n;
+/** Largest single credit accepted: one million USD. */
+const MAX_CREDIT_NANO = 1_000_000n * 10n ** 9n;
+const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
+
+function parseDecimal(text: string, digits: number): bigint | null {
+  const match = DECIMAL.exec(text);
+  if (!match) return null;
+  const whole = match[1] ?? '0';
+  const fraction = match[2] ?? '';
+  if (fraction.length > digits) return null;
+  return BigInt(whole) * 10n ** BigInt(digits) + BigInt(fraction.padEnd(digits, '0') || '0');
+}
+
+function decimalText(value: number | string): string | null {
+  if (typeof value === 'string') return value.trim();
+  if (!Number.isFinite(value)) return null;
+  // Shortest round-trip form; exponent forms (1e-7) are expanded so the parser sees digits.
+  const text = String(value);
+  return text.includes('e') ? value.toFixed(20).replace(/0+$/, '') : text;
+}
+
+/**
+ * Parses a client-supplied USD amount (number or decimal string) into nano-USD.
+ * Rejects zero, negatives, more than nine decimals and anything absurdly large.
+ */
+export function parseUsdAmount(value: unknown, param: string): Nano {
+  const text = typeof value === 'number' || typeof value === 'string' ? decimalText(value) : null;
+  const nano = text === null ? null : parseDecimal(text, NANO_DIGITS);
+  if (nano === null) {
+    throw new GatewayError('invalid_request', `${param} must be a positive USD amount with at most 9 decimals`, { param });
+  }
+  if (nano <= 0n) throw new GatewayError('invalid_request', `${param} must be greater than zero`, { param });
+  if (nano > MAX_CREDIT_NANO) throw new GatewayError('invalid_request', `${param} must be at most 1000000`, { param });
+  return nano;
+}
+
+/** Parses a catalog unit price (decimal string, ≥ 0) into atto-USD; throws on anything else. */
+export function parsePrice(value: string | number): Atto {
+  const text = decimalText(value);
+  const atto = text === null ? null : parseDecimal(text, ATTO_DIGITS);
+  if (atto === null) throw new Error(`invalid price ${String(value)}`);
+  return atto;
+}
+
+/** Rounds an atto-USD total to nano-USD, half up (costs are never negative). */
+export function attoToNano(atto: Atto): Nano {
+  return (atto + ATTO_PER_NANO / 2n) / ATTO_PER_NANO;
+}
+
+/** Exact decimal text of a nano-USD amount, without trailing zeros (`0.000123`). */
+export function formatUsd(nano: Nano): string {
+  const negative = nano < 0n;
+  const abs = negative ? -nano : nano;
+  const whole = abs / 10n ** 9n;
+  const fraction = (abs % 10n ** 9n).toString().padStart(NANO_DIGITS, '0').replace(/0+$/, '');
+  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+}
+
+/**
+ * A nano-USD amount as a JSON number. Exact for amounts below ~9 million USD: the decimal
+ * text has at most 16 significant digits, so parsing it back with 9 decimals is lossless.
+ */
+export function toUsdNumber(nano: Nano): number {
+  return Number(formatUsd(nano));
+}
+
+/** Minimum of two bigints. */
+export function minBig(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}
+
+/** Maximum of two bigints. */
+export function maxBig(a: bigint, b: bigint): bigint {
+  return a > b ? a : b;
+}

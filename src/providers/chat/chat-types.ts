@@ -1,0 +1,116 @@
+/**
+ * The gateway's chat wire types: the OpenAI chat-completions format, which is also what
+ * every adapter takes and returns. Vendor wire types stay inside each provider folder.
+ */
+
+/** A chat request as validated at the edge (OpenAI format; unknown fields preserved). */
+export interface ChatRequestBody {
+  model: string;
+  messages: ChatMessage[];
+  stream?: boolean;
+  tools?: ChatTool[];
+  tool_choice?: unknown;
+  response_format?: { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; json_schema: Record<string, unknown> };
+  max_tokens?: number;
+  max_completion_tokens?: number;
+  temperature?: number;
+  top_p?: number;
+  stop?: string | string[];
+  seed?: number;
+  n?: number;
+  reasoning?: ReasoningOptions;
+  include_reasoning?: boolean;
+  [extra: string]: unknown;
+}
+
+/** OpenRouter-style reasoning options. */
+export interface ReasoningOptions {
+  effort?: 'minimal' | 'low' | 'medium' | 'high';
+  max_tokens?: number;
+  exclude?: boolean;
+  enabled?: boolean;
+}
+
+/** One message of the conversation. */
+export interface ChatMessage {
+  role: 'system' | 'developer' | 'user' | 'assistant' | 'tool';
+  content?: string | ContentPart[] | null;
+  name?: string;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  reasoning?: string;
+  [extra: string]: unknown;
+}
+
+/** A content part of a user message. */
+export type ContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } };
+
+/** A function tool definition. */
+export interface ChatTool {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
+}
+
+/** A tool call made by the assistant. */
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** Token counts as reported by an upstream (or counted locally). */
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  reasoningTokens: number;
+}
+
+/** One choice of a non-streamed completion. */
+export interface ChatChoice {
+  index: number;
+  message: { role: 'assistant'; content: string | null; reasoning?: string; tool_calls?: ToolCall[]; refusal?: string | null };
+  finish_reason: string | null;
+  logprobs?: unknown;
+}
+
+/** What an adapter returns for a non-streamed call (the gateway adds `model`, ids and cost). */
+export interface ChatResult {
+  choices: ChatChoice[];
+  usage: TokenUsage;
+  /** Upstream fields worth passing on (e.g. `system_fingerprint`). */
+  extra?: Record<string, unknown>;
+}
+
+/** A streamed delta of one choice. */
+export interface ChatDelta {
+  index: number;
+  delta: {
+    role?: 'assistant';
+    content?: string | null;
+    reasoning?: string;
+    tool_calls?: Array<{ index: number; id?: string; type?: 'function'; function?: { name?: string; arguments?: string } }>;
+  };
+  finish_reason: string | null;
+}
+
+/** Items of an adapter's stream: deltas, then exactly one final usage item. */
+export type ChatStreamEvent =
+  | { kind: 'delta'; choices: ChatDelta[] }
+  | { kind: 'usage'; usage: TokenUsage };
+
+/** Input of a chat call. */
+export interface ChatCall {
+  /** The provider's own model name (catalog private field). */
+  upstreamModel: string;
+  body: ChatRequestBody;
+  signal: AbortSignal;
+}
+
+/** The chat capability of a provider. */
+export interface ChatCapability {
+  complete(call: ChatCall): Promise<ChatResult>;
+  /** Lazily starts the upstream call; throws GatewayError before the first item on failure. */
+  stream(call: ChatCall): AsyncIterable<ChatStreamEvent>;
+}

@@ -1,0 +1,32 @@
+/** OCR types, shaped after Mistral's OCR API so clients written for it work unchanged. */
+
+/** A document already fetched and decoded. */
+export type OcrDocument =
+  | { kind: 'pdf'; data: Buffer }
+  | { kind: 'image'; data: Buffer; contentType: string };
+
+/** Input of an OCR call. */
+export interface OcrCall {
+  upstreamModel: string;
+  document: OcrDocument;
+  signal: AbortSignal;
+}
+
+/** One recognised page, in Mistral's response shape. */
+export interface OcrPage {
+  index: number;
+  markdown: string;
+  images: unknown[];
+  dimensions: { dpi: number; height: number; width: number } | null;
+}
+
+/** Recognised pages and what they cost to process. */
+export interface OcrResult {
+  pages: OcrPage[];
+  usage: { pagesProcessed: number; docSizeBytes: number };
+}
+
+/** The OCR capability of a provider. */
+export interface OcrCapability {
+  recognize(call: OcrCall): Promise<OcrResult>;
+}

@@ -1,0 +1,30 @@
+import type { ChatCapability } from './chat/chat-types.js';
+import type { ImagesCapability } from './images/image-types.js';
+import type { OcrCapability } from './ocr/ocr-types.js';
+
+/** The kinds of provider the gateway can speak to. */
+export type ProviderKind = 'openai' | 'anthropic' | 'mistral-ocr' | 'openai-images' | 'local';
+
+/** One configured provider (an entry of the providers file with its secret resolved). */
+export interface ProviderConfig {
+  id: string;
+  kind: ProviderKind;
+  /** Base URL of the vendor API; absent for `local`. */
+  baseUrl?: string;
+  /** Name of the environment variable that holds the key (never the key itself). */
+  apiKeyEnv?: string;
+  /** The resolved secret; providers without one (except `local`) are disabled. */
+  apiKey?: string;
+}
+
+/**
+ * A provider adapter: the capabilities it offers. Adapters take an AbortSignal, throw only
+ * GatewayError and keep vendor wire types inside their own folder.
+ */
+export interface ProviderAdapter {
+  readonly id: string;
+  readonly kind: ProviderKind;
+  readonly chat?: ChatCapability;
+  readonly images?: ImagesCapability;
+  readonly ocr?: OcrCapability;
+}
