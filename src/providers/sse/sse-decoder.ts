@@ -1,0 +1,71 @@
+import { createParser, type ParseError } from 'eventsource-parser';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { sanitizeUpstreamMessage } from '../http/upstream-errors.js';
+
+/** One server-sent event. */
+export interface SseEvent {
+  /** The `event:` field; undefined when the server sent none. */
+  event?: string;
+  data: string;
+}
+
+/** Largest single event accepted; a stream without blank lines must not eat memory. */
+const MAX_EVENT_CHARS = 16 * 1024 * 1024;
+
+function brokenStream(detail: string, cause?: unknown): GatewayError {
+  return new GatewayError('upstream_error', `The upstream provider sent a broken event stream: ${detail}`, { cause });
+}
+
+function parseErrorToGateway(err: ParseError): GatewayError {
+  if (err.type === 'unknown-field') {
+    return brokenStream(`unexpected line ${JSON.stringify(sanitizeUpstreamMessage(err.line ?? ''))}`, err);
+  }
+  return brokenStream(err.type, err);
+}
+
+/**
+ * Decodes a byte stream into server-sent events, whatever the chunk boundaries (inside
+ * UTF-8 sequences, lines or `\r\n` pairs). Lines that are not SSE and a stream cut off in
+ * the middle of an event raise `upstream_error`; transport errors pass through unchanged.
+ */
+export async function* decodeSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent> {
+  const ready: SseEvent[] = [];
+  let failure: GatewayError | undefined;
+  const parser = createParser({
+    onEvent: (message) => {
+      ready.push(message.event === undefined ? { data: message.data } : { event: message.event, data: message.data });
+    },
+    onError: (err) => {
+      failure ??= parseErrorToGateway(err);
+    },
+    maxBufferSize: MAX_EVENT_CHARS,
+  });
+  const decoder = new TextDecoder('utf-8');
+  for await (const chunk of body) {
+    parser.feed(decoder.decode(chunk, { stream: true }));
+    yield* drain(ready);
+    if (failure !== undefined) throw failure;
+  }
+  parser.feed(decoder.decode());
+  yield* drain(ready);
+  if (failure !== undefined) throw failure;
+  // Whatever is still buffered was never terminated by a blank line: the stream was cut.
+  parser.reset({ consume: true });
+  if (ready.length > 0 || failure !== undefined) throw brokenStream('the stream ended in the middle of an event');
+}
+
+function* drain(ready: SseEvent[]): Generator<SseEvent> {
+  while (ready.length > 0) {
+    const next = ready.shift();
+    if (next !== undefined) yield next;
+  }
+}
+
+/** Parses an event's JSON payload; invalid JSON is the upstream's fault (`upstream_error`). */
+export function parseSseJson(data: string): unknown {
+  try {
+    return JSON.parse(data) as unknown;
+  } catch (err) {
+    throw brokenStream('an event did not carry valid JSON', err);
+  }
+}
