@@ -49,8 +49,9 @@ export async function* decodeSse(body: AsyncIterable<Uint8Array>): AsyncGenerato
   parser.feed(decoder.decode());
   yield* drain(ready);
   if (failure !== undefined) throw failure;
-  // Whatever is still buffered was never terminated by a blank line: the stream was cut.
-  parser.reset({ consume: true });
+  // Terminating whatever is still buffered reveals an event that never got its blank line:
+  // the stream was cut.
+  parser.feed('\n\n');
   if (ready.length > 0 || failure !== undefined) throw brokenStream('the stream ended in the middle of an event');
 }
 
