@@ -88,3 +88,9 @@ export function minBig(a: bigint, b: bigint): bigint {
 export function maxBig(a: bigint, b: bigint): bigint {
   return a > b ? a : b;
 }
+
+/** Parses a spend cap: like {@link parseUsdAmount} but zero is allowed (a cap of nothing). */
+export function parseUsdCap(value: unknown): Nano {
+  if (value === 0 || value === '0') return 0n;
+  return parseUsdAmount(value, 'spend_cap_usd');
+}

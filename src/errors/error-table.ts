@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'insufficient_credits'
   | 'key_limit_exceeded'
   | 'model_not_allowed'
+  | 'permission_denied'
   | 'model_not_found'
   | 'not_found'
   | 'method_not_allowed'
@@ -44,6 +45,7 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorRow>> = {
   insufficient_credits: { status: 402, type: 'billing_error' },
   key_limit_exceeded: { status: 403, type: 'permission_error' },
   model_not_allowed: { status: 403, type: 'permission_error' },
+  permission_denied: { status: 403, type: 'permission_error' },
   model_not_found: { status: 404, type: 'invalid_request_error' },
   not_found: { status: 404, type: 'invalid_request_error' },
   method_not_allowed: { status: 405, type: 'invalid_request_error' },

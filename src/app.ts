@@ -1,0 +1,60 @@
+import cors from '@koa/cors';
+import { Router } from '@koa/router';
+import Koa from 'koa';
+import { koaBody } from 'koa-body';
+import type { Deps } from './deps.js';
+import { GatewayError } from './errors/gateway-error.js';
+import { accessLog } from './http/middleware/access-log.js';
+import { errorBoundary } from './http/middleware/error-boundary.js';
+import { requestId, REQUEST_ID_HEADER } from './http/middleware/request-id.js';
+import { accountRoutes, type LiveUsageReader } from './http/routes/account/account-routes.js';
+import { adminRoutes } from './http/routes/admin/admin-routes.js';
+import { healthRoutes } from './http/routes/health/health-routes.js';
+import { managementRoutes } from './http/routes/keys/management-routes.js';
+import { modelsRoutes } from './http/routes/models/models-routes.js';
+import type { GatewayState } from './http/state.js';
+
+/** Routers contributed by features beyond the foundation (chat, images, OCR, metrics). */
+export interface AppExtensions {
+  routers?: Router<GatewayState>[];
+  liveUsage?: LiveUsageReader;
+}
+
+const EXPOSED_HEADERS = [REQUEST_ID_HEADER, 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+
+function notFound(): Koa.Middleware<GatewayState> {
+  return async function notFoundMiddleware(ctx) {
+    throw new GatewayError('not_found', `No route for ${ctx.method} ${ctx.path}`);
+  };
+}
+
+/** Builds the Koa application (no listen), so tests can mount it on any server. */
+export function createApp(deps: Deps, extensions: AppExtensions = {}): Koa<GatewayState> {
+  const app = new Koa<GatewayState>({ proxy: true });
+  app.silent = true;
+  app.use(requestId());
+  app.use(accessLog(deps.log));
+  app.use(cors({ origin: '*', exposeHeaders: EXPOSED_HEADERS, allowHeaders: ['Authorization', 'Content-Type', 'X-Title', 'HTTP-Referer'], maxAge: 600 }));
+  app.use(errorBoundary(deps.log));
+  app.use(koaBody({ jsonLimit: deps.config.limits.jsonBodyBytes, jsonStrict: true, multipart: false, urlencoded: false, text: false }));
+  const routers = [
+    healthRoutes(deps),
+    modelsRoutes(deps.catalog),
+    accountRoutes(deps, extensions.liveUsage),
+    managementRoutes(deps),
+    adminRoutes(deps),
+    ...(extensions.routers ?? []),
+  ];
+  for (const router of routers) {
+    app.use(router.routes());
+    app.use(
+      router.allowedMethods({
+        throw: true,
+        methodNotAllowed: () => new GatewayError('method_not_allowed', 'Method not allowed for this route'),
+        notImplemented: () => new GatewayError('method_not_allowed', 'Method not implemented'),
+      }),
+    );
+  }
+  app.use(notFound());
+  return app;
+}

@@ -1,0 +1,25 @@
+/** A source of the current time, injectable so tests can cross UTC midnight. */
+export type Clock = () => Date;
+
+/** The real clock. */
+export const systemClock: Clock = () => new Date();
+
+/** The UTC calendar day of an instant, as a period id (`d:2026-11-21`). */
+export function dayPeriod(at: Date): string {
+  return `d:${at.toISOString().slice(0, 10)}`;
+}
+
+/** The UTC calendar month of an instant, as a period id (`m:2026-11`). */
+export function monthPeriod(at: Date): string {
+  return `m:${at.toISOString().slice(0, 7)}`;
+}
+
+/** Start of the next UTC day. */
+export function nextDayStart(at: Date): Date {
+  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1));
+}
+
+/** Start of the next UTC month. */
+export function nextMonthStart(at: Date): Date {
+  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
+}

@@ -1,0 +1,35 @@
+import type { Collection, Db } from 'mongodb';
+import type { AccountDoc } from '../accounts/account-types.js';
+import type { KeyDoc, KeySpendDoc } from '../keys/key-types.js';
+import type { ModelDoc } from '../catalog/model-types.js';
+import type { LedgerDoc } from '../ledger/ledger-types.js';
+
+/** Typed handles on every collection; the names live here only. */
+export interface Collections {
+  accounts: Collection<AccountDoc>;
+  keys: Collection<KeyDoc>;
+  keySpend: Collection<KeySpendDoc>;
+  models: Collection<ModelDoc>;
+  ledger: Collection<LedgerDoc>;
+}
+
+/** Returns typed collection handles for a database. */
+export function collections(db: Db): Collections {
+  return {
+    accounts: db.collection<AccountDoc>('accounts'),
+    keys: db.collection<KeyDoc>('keys'),
+    keySpend: db.collection<KeySpendDoc>('key_spend'),
+    models: db.collection<ModelDoc>('models'),
+    ledger: db.collection<LedgerDoc>('ledger'),
+  };
+}
+
+/** Creates the indexes the gateway relies on (idempotent; run by the release step). */
+export async function ensureIndexes(c: Collections): Promise<void> {
+  await Promise.all([
+    c.keys.createIndex({ hash: 1 }, { unique: true }),
+    c.keys.createIndex({ account_id: 1, created_at: -1 }),
+    c.ledger.createIndex({ account_id: 1, created_at: -1, _id: -1 }),
+    c.keySpend.createIndex({ expires_at: 1 }, { expireAfterSeconds: 0 }),
+  ]);
+}

@@ -1,0 +1,23 @@
+import { MongoClient, type Db } from 'mongodb';
+
+/** An open MongoDB connection and the gateway's database. */
+export interface Mongo {
+  readonly client: MongoClient;
+  readonly db: Db;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to MongoDB. int64 values come back as bigint so money never passes through
+ * floating point.
+ */
+export async function connectMongo(uri: string, dbName: string): Promise<Mongo> {
+  const client = new MongoClient(uri, {
+    useBigInt64: true,
+    serverSelectionTimeoutMS: 5_000,
+    maxPoolSize: 50,
+    retryWrites: true,
+  });
+  await client.connect();
+  return { client, db: client.db(dbName), close: () => client.close() };
+}

@@ -1,0 +1,81 @@
+import { readFile } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import { AccountService } from './accounts/account-service.js';
+import { systemClock, type Clock } from './billing/periods.js';
+import { CatalogCache } from './catalog/catalog-cache.js';
+import { CatalogRepository } from './catalog/catalog-repository.js';
+import type { Config } from './config/config.js';
+import { collections, type Collections } from './db/collections.js';
+import { connectMongo, type Mongo } from './db/mongo.js';
+import { KeyAuthenticator } from './keys/key-auth.js';
+import { KeyService } from './keys/key-service.js';
+import { LedgerWriter } from './ledger/ledger-writer.js';
+import { createInvalidationBus, type InvalidationBus } from './redis/invalidation-bus.js';
+import { createRedis, waitReady, type Redis } from './redis/redis.js';
+
+/** Everything a process needs, built once at boot (the composition root). */
+export interface Deps {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly mongo: Mongo;
+  readonly c: Collections;
+  readonly redis: Redis;
+  readonly bus: InvalidationBus;
+  readonly catalogRepository: CatalogRepository;
+  readonly catalog: CatalogCache;
+  readonly accounts: AccountService;
+  readonly keys: KeyService;
+  readonly keyAuth: KeyAuthenticator;
+  readonly ledger: LedgerWriter;
+  /** Stops background work and closes connections, in dependency order. */
+  close(): Promise<void>;
+}
+
+/** Options for tests: an injected clock. */
+export interface DepsOptions {
+  clock?: Clock;
+}
+
+/** Connects to the stores and wires the services. */
+export async function createDeps(config: Config, log: Logger, options: DepsOptions = {}): Promise<Deps> {
+  const clock = options.clock ?? systemClock;
+  const mongo = await connectMongo(config.mongoUri, config.mongoDb);
+  const c = collections(mongo.db);
+  const redis = createRedis(config.redisUrl, 'farebox');
+  redis.on('error', (err) => log.debug({ err }, 'redis error'));
+  await waitReady(redis);
+  const bus = createInvalidationBus(redis, config.redisUrl, config.redisPrefix, log);
+  const catalogRepository = new CatalogRepository(c.models);
+  const catalog = new CatalogCache(catalogRepository, log);
+  const keyAuth = new KeyAuthenticator(c, clock);
+  const announceKey = async (key: { _id: string; hash: string }) => {
+    keyAuth.forget(key.hash);
+    await bus.publish({ type: 'key', keyId: key._id, hash: key.hash });
+  };
+  const accounts = new AccountService(mongo.client, c, async (accountId) => bus.publish({ type: 'account', accountId }));
+  const keys = new KeyService(c, announceKey);
+  const ledger = new LedgerWriter(mongo.client, c, log);
+
+  bus.subscribe((event) => {
+    if (event.type === 'key') keyAuth.forget(event.hash);
+    if (event.type === 'catalog') void catalog.reloadQuietly();
+  });
+  await catalog.start();
+
+  return {
+    config, log, clock, mongo, c, redis, bus, catalogRepository, catalog, accounts, keys, keyAuth, ledger,
+    async close() {
+      catalog.stop();
+      await ledger.drain();
+      await bus.close();
+      redis.disconnect();
+      await mongo.close();
+    },
+  };
+}
+
+/** Reads the seed catalog file named by the config. */
+export async function readSeedCatalog(path: string): Promise<unknown> {
+  return JSON.parse(await readFile(path, 'utf8')) as unknown;
+}

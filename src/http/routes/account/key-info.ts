@@ -1,0 +1,48 @@
+import { toUsdNumber, maxBig } from '../../../billing/money.js';
+import { dayPeriod, monthPeriod, type Clock } from '../../../billing/periods.js';
+import type { Collections } from '../../../db/collections.js';
+import type { AccountDoc } from '../../../accounts/account-types.js';
+import type { KeyDoc } from '../../../keys/key-types.js';
+import { toLimitsView } from '../../../keys/key-view.js';
+
+/** Live figures about a key that admission knows better than MongoDB (in-flight holds, RPM). */
+export interface KeyLiveUsage {
+  heldUsd: bigint;
+  requestsThisMinute: number;
+}
+
+/** Day and month spend of a key from its spend buckets. */
+export async function periodSpend(c: Collections, keyId: string, at: Date): Promise<{ day: bigint; month: bigint }> {
+  const ids = [`${keyId}:${dayPeriod(at)}`, `${keyId}:${monthPeriod(at)}`];
+  const docs = await c.keySpend.find({ _id: { $in: ids } }).toArray();
+  const amount = (id: string | undefined) => docs.find((d) => d._id === id)?.amount ?? 0n;
+  return { day: amount(ids[0]), month: amount(ids[1]) };
+}
+
+function remaining(cap: bigint | undefined, used: bigint): number | null {
+  return cap === undefined ? null : toUsdNumber(maxBig(cap - used, 0n));
+}
+
+/** Builds the `GET /v1/key` body. */
+export async function keyInfo(c: Collections, clock: Clock, key: KeyDoc, account: AccountDoc, live: KeyLiveUsage) {
+  const spend = await periodSpend(c, key._id, clock());
+  const caps = key.limits.spend_cap ?? {};
+  return {
+    key_id: key._id,
+    account_id: key.account_id,
+    free_tier: account.free_tier,
+    spend_usd: toUsdNumber(key.spend),
+    name: key.name,
+    label: key.label,
+    disabled: key.disabled,
+    expires_at: key.expires_at ? key.expires_at.toISOString() : null,
+    limits: toLimitsView(key.limits),
+    usage: { day_usd: toUsdNumber(spend.day), month_usd: toUsdNumber(spend.month) },
+    remaining: {
+      lifetime_usd: remaining(caps.lifetime, key.spend + live.heldUsd),
+      day_usd: remaining(caps.day, spend.day + live.heldUsd),
+      month_usd: remaining(caps.month, spend.month + live.heldUsd),
+      requests_this_minute: key.limits.rpm === undefined ? null : Math.max(key.limits.rpm - live.requestsThisMinute, 0),
+    },
+  };
+}

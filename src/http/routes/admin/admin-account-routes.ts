@@ -1,0 +1,60 @@
+import { Router } from '@koa/router';
+import { toAccountDetailView, toAccountView } from '../../../accounts/account-view.js';
+import { parseUsdAmount } from '../../../billing/money.js';
+import type { Deps } from '../../../deps.js';
+import { createKeySchema } from '../../../keys/key-input-schema.js';
+import { toKeyView } from '../../../keys/key-view.js';
+import { listLedger } from '../../../ledger/ledger-query.js';
+import { toLedgerView } from '../../../ledger/ledger-view.js';
+import type { GatewayContext, GatewayState } from '../../state.js';
+import { validate } from '../../validate.js';
+import { createAccountSchema, creditSchema, ledgerQuerySchema } from './admin-schemas.js';
+
+type AdminDeps = Pick<Deps, 'accounts' | 'keys' | 'c'>;
+
+function accountId(ctx: GatewayContext): string {
+  return String((ctx as GatewayContext & { params: Record<string, string> }).params.account_id);
+}
+
+/** Operator routes on accounts: create, read, credit, ledger, mint keys. */
+export function adminAccountRoutes(deps: AdminDeps): Router<GatewayState> {
+  const router = new Router<GatewayState>();
+
+  router.post('/accounts', async (ctx) => {
+    const body = validate(createAccountSchema, ctx.request.body ?? {});
+    ctx.status = 201;
+    ctx.body = { data: toAccountView(await deps.accounts.create(body.name ?? null)) };
+  });
+
+  router.get('/accounts/:account_id', async (ctx) => {
+    ctx.body = { data: toAccountDetailView(await deps.accounts.get(accountId(ctx))) };
+  });
+
+  for (const [path, kind] of [['topups', 'topup'], ['grants', 'grant']] as const) {
+    router.post(`/accounts/:account_id/${path}`, async (ctx) => {
+      const body = validate(creditSchema, ctx.request.body);
+      const amount = parseUsdAmount(body.amount_usd, 'amount_usd');
+      const result = await deps.accounts.credit(accountId(ctx), kind, amount, body.reference);
+      ctx.status = result.created ? 201 : 200;
+      ctx.body = { data: { entry: toLedgerView(result.entry), account: toAccountView(result.account) } };
+    });
+  }
+
+  router.get('/accounts/:account_id/ledger', async (ctx) => {
+    const query = validate(ledgerQuerySchema, ctx.query);
+    const id = accountId(ctx);
+    await deps.accounts.get(id);
+    const page = await listLedger(deps.c, id, query.limit, query.cursor);
+    ctx.body = { data: page.entries.map(toLedgerView), next_cursor: page.nextCursor };
+  });
+
+  router.post('/accounts/:account_id/keys', async (ctx) => {
+    const body = validate(createKeySchema, ctx.request.body);
+    const account = await deps.accounts.get(accountId(ctx));
+    const minted = await deps.keys.mint(account._id, body);
+    ctx.status = 201;
+    ctx.body = { data: toKeyView(minted.doc), key: minted.raw };
+  });
+
+  return router;
+}

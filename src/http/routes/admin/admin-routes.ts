@@ -1,0 +1,17 @@
+import { Router } from '@koa/router';
+import type { Deps } from '../../../deps.js';
+import { adminAuth } from '../../middleware/admin-auth.js';
+import type { GatewayState } from '../../state.js';
+import { keyCrudRoutes } from '../keys/key-crud-routes.js';
+import { adminAccountRoutes } from './admin-account-routes.js';
+import { adminModelRoutes } from './admin-model-routes.js';
+
+/** The operator API under `/v1/admin`, guarded by ADMIN_TOKEN. */
+export function adminRoutes(deps: Deps): Router<GatewayState> {
+  const router = new Router<GatewayState>({ prefix: '/v1/admin' });
+  router.use(adminAuth(deps.config.adminToken));
+  for (const child of [adminAccountRoutes(deps), keyCrudRoutes(deps, () => undefined), adminModelRoutes(deps)]) {
+    router.use(child.routes(), child.allowedMethods());
+  }
+  return router;
+}

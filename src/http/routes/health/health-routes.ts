@@ -1,0 +1,19 @@
+import { Router } from '@koa/router';
+import type { Deps } from '../../../deps.js';
+import type { GatewayState } from '../../state.js';
+
+/** Liveness and readiness probes. */
+export function healthRoutes(deps: Pick<Deps, 'mongo' | 'redis'>): Router<GatewayState> {
+  const router = new Router<GatewayState>();
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  router.get('/readyz', async (ctx) => {
+    const checks = await Promise.allSettled([deps.mongo.db.command({ ping: 1 }), deps.redis.ping()]);
+    const [mongo, redis] = checks.map((c) => c.status === 'fulfilled');
+    ctx.status = mongo && redis ? 200 : 503;
+    if (ctx.status === 503) ctx.set('Retry-After', '1');
+    ctx.body = { status: ctx.status === 200 ? 'ready' : 'unavailable', mongo, redis };
+  });
+  return router;
+}

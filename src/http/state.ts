@@ -1,0 +1,19 @@
+import type { ParameterizedContext } from 'koa';
+import type { KeyDoc } from '../keys/key-types.js';
+
+/** Per-request state set by middleware. */
+export interface GatewayState {
+  requestId: string;
+  /** The authenticated key (set by `authenticate`). */
+  key?: KeyDoc;
+}
+
+/** The Koa context every gateway handler receives. */
+export type GatewayContext = ParameterizedContext<GatewayState>;
+
+/** The authenticated key; throws if a route forgot its auth middleware. */
+export function requireKey(ctx: GatewayContext): KeyDoc {
+  const key = ctx.state.key;
+  if (!key) throw new Error('route reached without authentication');
+  return key;
+}

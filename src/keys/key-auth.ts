@@ -1,0 +1,54 @@
+import type { Collections } from '../db/collections.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { Clock } from '../billing/periods.js';
+import { hashKey, isWellFormedKey } from './key-secret.js';
+import type { KeyDoc } from './key-types.js';
+
+interface CacheEntry {
+  key: KeyDoc | null;
+  expires: number;
+}
+
+const INVALID = 'Invalid API key. Check the Authorization header (Bearer sk-fbx-…).';
+
+/**
+ * Resolves bearer keys to key records. Lookups are cached per process for at most `ttlMs`
+ * (and dropped at once on invalidation), so a disabled key stops working everywhere within
+ * a second even if an invalidation message is lost.
+ */
+export class KeyAuthenticator {
+  private readonly cache = new Map<string, CacheEntry>();
+
+  constructor(
+    private readonly c: Collections,
+    private readonly clock: Clock,
+    private readonly ttlMs = 1_000,
+  ) {}
+
+  /** Returns the active key for a raw bearer value, or throws 401 `invalid_api_key`. */
+  async authenticate(raw: string | undefined): Promise<KeyDoc> {
+    if (!raw || !isWellFormedKey(raw)) throw new GatewayError('invalid_api_key', INVALID);
+    const key = await this.lookup(hashKey(raw));
+    if (!key) throw new GatewayError('invalid_api_key', INVALID);
+    if (key.disabled) throw new GatewayError('invalid_api_key', 'This API key is disabled.');
+    if (key.expires_at && key.expires_at.getTime() <= this.clock().getTime()) {
+      throw new GatewayError('invalid_api_key', 'This API key has expired.');
+    }
+    return key;
+  }
+
+  /** Forgets a key (invalidation from any process). */
+  forget(hash: string): void {
+    this.cache.delete(hash);
+  }
+
+  private async lookup(hash: string): Promise<KeyDoc | null> {
+    const now = Date.now();
+    const hit = this.cache.get(hash);
+    if (hit && hit.expires > now) return hit.key;
+    const key = await this.c.keys.findOne({ hash });
+    if (this.cache.size > 50_000) this.cache.clear();
+    this.cache.set(hash, { key, expires: now + this.ttlMs });
+    return key;
+  }
+}

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { parseUsdCap } from '../billing/money.js';
+
+const cap = z.union([z.number(), z.string()]).transform((v, ctx) => {
+  try {
+    return parseUsdCap(v);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be a USD amount ≥ 0 with at most 9 decimals' });
+    return z.NEVER;
+  }
+});
+
+/** `limits` as clients send it (USD numbers); caps become nano-USD. */
+export const limitsInputSchema = z.strictObject({
+  spend_cap_usd: z
+    .strictObject({ lifetime: cap.optional(), day: cap.optional(), month: cap.optional() })
+    .optional(),
+  rpm: z.number().int().min(0).max(1_000_000).optional(),
+  concurrent_streams: z.number().int().min(0).max(100_000).optional(),
+  models: z.array(z.string().min(1).max(200)).max(1000).optional(),
+});
+
+const expiresAt = z.iso
+  .datetime({ offset: true })
+  .transform((v) => new Date(v))
+  .nullable();
+
+/** Body of key creation (operator and management API). */
+export const createKeySchema = z.strictObject({
+  name: z.string().min(1).max(200),
+  role: z.enum(['inference', 'management']).default('inference'),
+  limits: limitsInputSchema.default({}),
+  expires_at: expiresAt.optional(),
+});
+
+/** Body of a key update; every field optional, `limits` replaces the whole set. */
+export const patchKeySchema = z.strictObject({
+  name: z.string().min(1).max(200).optional(),
+  disabled: z.boolean().optional(),
+  limits: limitsInputSchema.optional(),
+  expires_at: expiresAt.optional(),
+});
+
+export type CreateKeyInput = z.infer<typeof createKeySchema>;
+export type PatchKeyInput = z.infer<typeof patchKeySchema>;

@@ -1,0 +1,52 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+
+/** Something every web process must forget at once. */
+export type Invalidation = { type: 'catalog' } | { type: 'key'; keyId: string; hash: string } | { type: 'account'; accountId: string };
+
+/** Cross-process cache invalidation over Redis pub/sub. */
+export interface InvalidationBus {
+  publish(event: Invalidation): Promise<void>;
+  subscribe(handler: (event: Invalidation) => void): void;
+  close(): Promise<void>;
+}
+
+function parse(message: string): Invalidation | null {
+  try {
+    const value: unknown = JSON.parse(message);
+    if (typeof value === 'object' && value !== null && 'type' in value) return value as Invalidation;
+  } catch {
+    // A malformed message is ignored: caches also expire on their own.
+  }
+  return null;
+}
+
+/**
+ * Creates the bus. Subscribing needs a dedicated connection; publishing uses the shared one.
+ * Messages can be lost while Redis is down, which is why every cache also has a short TTL.
+ */
+export function createInvalidationBus(publisher: Redis, url: string, prefix: string, log: Logger): InvalidationBus {
+  const channel = `${prefix}:invalidate`;
+  const handlers: Array<(event: Invalidation) => void> = [];
+  let subscriber: Redis | null = null;
+
+  return {
+    async publish(event) {
+      await publisher.publish(channel, JSON.stringify(event));
+    },
+    subscribe(handler) {
+      handlers.push(handler);
+      if (subscriber) return;
+      subscriber = new Redis(url, { connectionName: 'invalidation', maxRetriesPerRequest: null });
+      subscriber.on('error', (err) => log.debug({ err }, 'invalidation subscriber error'));
+      void subscriber.subscribe(channel).catch((err: unknown) => log.warn({ err }, 'invalidation subscribe failed'));
+      subscriber.on('message', (_channel: string, message: string) => {
+        const event = parse(message);
+        if (event) for (const h of handlers) h(event);
+      });
+    },
+    async close() {
+      subscriber?.disconnect();
+    },
+  };
+}

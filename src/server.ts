@@ -1,0 +1,21 @@
+import { createServer } from 'node:http';
+import { createApp } from './app.js';
+import { createDeps } from './deps.js';
+import { boot } from './runtime/boot.js';
+import { onShutdown } from './runtime/shutdown.js';
+
+const { config, log } = boot('web');
+const deps = await createDeps(config, log);
+const app = createApp(deps);
+const server = createServer(app.callback());
+server.keepAliveTimeout = 65_000;
+server.listen(config.port, () => log.info({ port: config.port }, 'web listening'));
+
+onShutdown(log, config.shutdownGraceMs, async () => {
+  // Stop accepting, let in-flight requests (streams included) finish, then close stores.
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+  await deps.close();
+});
