@@ -1,0 +1,31 @@
+import { AccountService } from '../../src/accounts/account-service.js';
+import { collections } from '../../src/db/collections.js';
+import { connectMongo } from '../../src/db/mongo.js';
+import { KeyService } from '../../src/keys/key-service.js';
+
+/** What the demo seed made: ids and the raw key, which exists nowhere else. */
+export interface DemoSeed {
+  accountId: string;
+  keyId: string;
+  rawKey: string;
+}
+
+const DEMO_CREDIT_NANO = 5_000_000_000n;
+
+/**
+ * Creates the demo account with $5 of top-up (so priced local models work) and one
+ * inference key. Runs only on the first start of a fresh data folder.
+ */
+export async function seedDemo(mongoUri: string, dbName: string): Promise<DemoSeed> {
+  const mongo = await connectMongo(mongoUri, dbName);
+  try {
+    const c = collections(mongo.db);
+    const accounts = new AccountService(mongo.client, c);
+    const account = await accounts.create('demo');
+    await accounts.credit(account._id, 'topup', DEMO_CREDIT_NANO, 'demo-initial-credit');
+    const minted = await new KeyService(c).mint(account._id, { name: 'demo', role: 'inference', limits: {} });
+    return { accountId: account._id, keyId: minted.doc._id, rawKey: minted.raw };
+  } finally {
+    await mongo.close();
+  }
+}

@@ -1,0 +1,86 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { createApp, type AppExtensions } from '../../src/app.js';
+import type { Clock } from '../../src/billing/periods.js';
+import { CatalogRepository } from '../../src/catalog/catalog-repository.js';
+import { seedModelSchema } from '../../src/catalog/model-schema.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
+import { collections, ensureIndexes } from '../../src/db/collections.js';
+import { createDeps, type Deps } from '../../src/deps.js';
+import { createLogger } from '../../src/log/logger.js';
+import { testMongoUri, testRedisUrl, uniqueName } from '../setup/test-context.js';
+
+/** The operator token every test gateway uses. */
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+/** A gateway running in this process on an ephemeral port, with a fresh database. */
+export interface TestGateway {
+  url: string;
+  deps: Deps;
+  config: Config;
+  /** Everything the gateway logged, for secret-leak checks. */
+  logs: () => string;
+  close(): Promise<void>;
+}
+
+/** Environment for a gateway with its own database and Redis prefix. */
+export function testEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const name = uniqueName('fbx');
+  return {
+    NODE_ENV: 'test',
+    REDIS_URL: testRedisUrl(),
+    MONGODB_URI: testMongoUri(),
+    MONGODB_DB: name,
+    REDIS_PREFIX: name,
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    LOG_LEVEL: 'info',
+    ...extra,
+  };
+}
+
+/** Runs what the release step runs: indexes and the seed catalog. */
+export async function prepareDatabase(deps: Deps): Promise<void> {
+  const c = collections(deps.mongo.db);
+  await ensureIndexes(c);
+  const seed = z.array(seedModelSchema).parse(JSON.parse(await readFile(deps.config.catalogFile, 'utf8')));
+  await new CatalogRepository(c.models).sync(seed);
+  await deps.catalog.reload();
+}
+
+/** Starts an in-process gateway. */
+export async function startTestGateway(
+  options: { env?: Record<string, string>; clock?: Clock; extensions?: (deps: Deps) => AppExtensions } = {},
+): Promise<TestGateway> {
+  const config = loadConfig(options.env ?? testEnv());
+  let captured = '';
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      captured += chunk.toString('utf8');
+      done();
+    },
+  });
+  const log = createLogger(config.logLevel, sink);
+  const deps = await createDeps(config, log, { clock: options.clock });
+  await prepareDatabase(deps);
+  const app = createApp(deps, options.extensions?.(deps));
+  const server: Server = createServer(app.callback());
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    deps,
+    config,
+    logs: () => captured,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await deps.mongo.db.dropDatabase().catch(() => undefined);
+      await deps.close();
+    },
+  };
+}
