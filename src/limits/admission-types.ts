@@ -1,0 +1,51 @@
+import type { CatalogModel } from '../catalog/model-types.js';
+import type { KeyDoc } from '../keys/key-types.js';
+import type { ChargeOutcome } from '../ledger/ledger-writer.js';
+import type { BilledUnits } from '../billing/pricing.js';
+
+/** Rate-limit figures for the `X-RateLimit-*` headers. */
+export interface RateInfo {
+  limit: number;
+  remaining: number;
+  /** Unix seconds when the current window resets. */
+  resetAt: number;
+}
+
+/** A request asking to be admitted, after auth, RPM, validation and model resolution. */
+export interface AdmissionRequest {
+  requestId: string;
+  key: KeyDoc;
+  model: CatalogModel;
+  /** Worst-case cost estimate, nano-USD; the hold is this clamped to what is available. */
+  estimate: bigint;
+  /** Streams take a concurrent-stream slot. */
+  stream: boolean;
+}
+
+/** An admitted request: holds money (and maybe a stream slot) until settled or released. */
+export interface AdmissionTicket {
+  readonly requestId: string;
+  /** Amount held, nano-USD. */
+  readonly held: bigint;
+  /**
+   * Charges the actual cost durably (ledger, idempotent by request id), then frees the hold
+   * and the slot. Resolves after the charge is durable, so callers report cost only after it.
+   */
+  settle(cost: bigint, units: BilledUnits): Promise<ChargeOutcome>;
+  /**
+   * Frees the hold and slot without charging here: either nothing is owed, or the charge was
+   * made elsewhere (a worker) and `charged` tells admission state what left the balance.
+   */
+  release(charged?: ChargeOutcome): Promise<void>;
+}
+
+/**
+ * Admission control (DESIGN §4.4, §5). Order: auth → `checkRate` → body validation → model
+ * resolution → `admit` (allowlist and free tier → spend caps → balance → stream slot).
+ */
+export interface Admission {
+  /** RPM per key (and per account on the free tier); throws 429 `rate_limited`. */
+  checkRate(key: KeyDoc): Promise<RateInfo>;
+  /** Throws 403/402/429 per the error table; otherwise holds and returns a ticket. */
+  admit(request: AdmissionRequest): Promise<AdmissionTicket>;
+}
