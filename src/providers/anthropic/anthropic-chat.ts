@@ -1,0 +1,53 @@
+import type { ChatCall, ChatCapability, ChatResult, ChatStreamEvent } from '../chat/chat-types.js';
+import { readReasoning, streamEventWithoutReasoning, withoutReasoning } from '../chat/reasoning-options.js';
+import type { UpstreamClient } from '../http/upstream-client.js';
+import { decodeSse } from '../sse/sse-decoder.js';
+import { toAnthropicRequest } from './anthropic-request.js';
+import { fromAnthropicResponse } from './anthropic-response.js';
+import { mapAnthropicStream } from './anthropic-stream.js';
+
+/** The Messages API version this adapter speaks. */
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+/** Where and how to reach the Anthropic API. */
+export interface AnthropicChatOptions {
+  /** e.g. `https://api.anthropic.com` (with or without `/v1`). */
+  baseUrl: string;
+  apiKey: string;
+  client: UpstreamClient;
+}
+
+function endpoint(baseUrl: string): string {
+  const trimmed = baseUrl.replace(/\/+$/, '');
+  return trimmed.endsWith('/v1') ? `${trimmed}/messages` : `${trimmed}/v1/messages`;
+}
+
+/** Chat over Anthropic's Messages API (kind `anthropic`). */
+export function createAnthropicChat(options: AnthropicChatOptions): ChatCapability {
+  const url = endpoint(options.baseUrl);
+  const headers = (stream: boolean): Record<string, string> => ({
+    'x-api-key': options.apiKey,
+    'anthropic-version': ANTHROPIC_VERSION,
+    'content-type': 'application/json',
+    accept: stream ? 'text/event-stream' : 'application/json',
+  });
+
+  async function complete(call: ChatCall): Promise<ChatResult> {
+    const body = JSON.stringify(toAnthropicRequest(call.body, call.upstreamModel, false));
+    const response = await options.client.json({ url, headers: headers(false), body, signal: call.signal });
+    const result = fromAnthropicResponse(response.body);
+    return readReasoning(call.body).exclude ? withoutReasoning(result) : result;
+  }
+
+  async function* stream(call: ChatCall): AsyncGenerator<ChatStreamEvent> {
+    const body = JSON.stringify(toAnthropicRequest(call.body, call.upstreamModel, true));
+    const response = await options.client.request({ url, headers: headers(true), body, signal: call.signal });
+    const exclude = readReasoning(call.body).exclude;
+    for await (const event of mapAnthropicStream(decodeSse(response.body))) {
+      const kept = exclude ? streamEventWithoutReasoning(event) : event;
+      if (kept !== undefined) yield kept;
+    }
+  }
+
+  return { complete, stream };
+}
