@@ -40,7 +40,7 @@ export function createApp(deps: Deps, extensions: AppExtensions = {}): Koa<Gatew
   const routers = [
     healthRoutes(deps),
     modelsRoutes(deps.catalog),
-    accountRoutes(deps, extensions.liveUsage),
+    accountRoutes(deps, extensions.liveUsage ?? ((key) => deps.admission.liveUsage(key))),
     managementRoutes(deps),
     adminRoutes(deps),
     ...(extensions.routers ?? []),

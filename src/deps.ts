@@ -10,6 +10,7 @@ import { connectMongo, type Mongo } from './db/mongo.js';
 import { KeyAuthenticator } from './keys/key-auth.js';
 import { KeyService } from './keys/key-service.js';
 import { LedgerWriter } from './ledger/ledger-writer.js';
+import { createAdmission, type RedisAdmission } from './limits/redis-admission.js';
 import { createInvalidationBus, type InvalidationBus } from './redis/invalidation-bus.js';
 import { createRedis, waitReady, type Redis } from './redis/redis.js';
 
@@ -28,6 +29,8 @@ export interface Deps {
   readonly keys: KeyService;
   readonly keyAuth: KeyAuthenticator;
   readonly ledger: LedgerWriter;
+  /** Admission control (limits, holds, stream slots) in Redis, shared across processes. */
+  readonly admission: RedisAdmission;
   /** Stops background work and closes connections, in dependency order. */
   close(): Promise<void>;
 }
@@ -62,11 +65,13 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     if (event.type === 'catalog') void catalog.reloadQuietly();
   });
   await catalog.start();
+  const admission = createAdmission({ redis, c, ledger, config, clock, log, bus, catalog });
 
   return {
-    config, log, clock, mongo, c, redis, bus, catalogRepository, catalog, accounts, keys, keyAuth, ledger,
+    config, log, clock, mongo, c, redis, bus, catalogRepository, catalog, accounts, keys, keyAuth, ledger, admission,
     async close() {
       catalog.stop();
+      admission.close();
       await ledger.drain();
       await bus.close();
       redis.disconnect();

@@ -9,6 +9,8 @@ export interface RateInfo {
   remaining: number;
   /** Unix seconds when the current window resets. */
   resetAt: number;
+  /** True when no request-rate limit applies to the key (no headers are sent then). */
+  unlimited?: boolean;
 }
 
 /** A request asking to be admitted, after auth, RPM, validation and model resolution. */

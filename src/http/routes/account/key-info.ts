@@ -9,6 +9,8 @@ import { toLimitsView } from '../../../keys/key-view.js';
 export interface KeyLiveUsage {
   heldUsd: bigint;
   requestsThisMinute: number;
+  /** The per-minute limit that applies when the key has none of its own (free tier). */
+  minuteLimit?: number;
 }
 
 /** Day and month spend of a key from its spend buckets. */
@@ -21,6 +23,10 @@ export async function periodSpend(c: Collections, keyId: string, at: Date): Prom
 
 function remaining(cap: bigint | undefined, used: bigint): number | null {
   return cap === undefined ? null : toUsdNumber(maxBig(cap - used, 0n));
+}
+
+function minuteRemaining(limit: number | undefined, used: number): number | null {
+  return limit === undefined ? null : Math.max(limit - used, 0);
 }
 
 /** Builds the `GET /v1/key` body. */
@@ -42,7 +48,7 @@ export async function keyInfo(c: Collections, clock: Clock, key: KeyDoc, account
       lifetime_usd: remaining(caps.lifetime, key.spend + live.heldUsd),
       day_usd: remaining(caps.day, spend.day + live.heldUsd),
       month_usd: remaining(caps.month, spend.month + live.heldUsd),
-      requests_this_minute: key.limits.rpm === undefined ? null : Math.max(key.limits.rpm - live.requestsThisMinute, 0),
+      requests_this_minute: minuteRemaining(key.limits.rpm ?? live.minuteLimit, live.requestsThisMinute),
     },
   };
 }

@@ -1,0 +1,83 @@
+import { dayPeriod, monthPeriod } from '../billing/periods.js';
+
+/**
+ * Redis key names of admission state. Everything about one account shares the hash tag
+ * `{acct_…}`, so each admission script touches a single cluster slot.
+ */
+export class AdmissionKeys {
+  constructor(private readonly prefix: string) {}
+
+  private scope(accountId: string): string {
+    return `${this.prefix}:adm:{${accountId}}`;
+  }
+
+  /** Balance mirror of an account, nano-USD. */
+  balance(accountId: string): string {
+    return `${this.scope(accountId)}:bal`;
+  }
+
+  /** In-flight holds: ZSET request id → expiry (ms). */
+  holds(accountId: string): string {
+    return `${this.scope(accountId)}:holds`;
+  }
+
+  /** Hold details: HASH request id → `amount:keyId`. */
+  holdInfo(accountId: string): string {
+    return `${this.scope(accountId)}:holdinfo`;
+  }
+
+  /** Sum of the account's in-flight holds. */
+  heldTotal(accountId: string): string {
+    return `${this.scope(accountId)}:held`;
+  }
+
+  /** Held amounts per key: HASH keyId → nano-USD. */
+  keyHeld(accountId: string): string {
+    return `${this.scope(accountId)}:kheld`;
+  }
+
+  /** Lifetime spend mirror of a key. */
+  spendLifetime(accountId: string, keyId: string): string {
+    return `${this.scope(accountId)}:spend:${keyId}:life`;
+  }
+
+  /** Spend mirror of a key for the UTC day of `at`. */
+  spendDay(accountId: string, keyId: string, at: Date): string {
+    return `${this.scope(accountId)}:spend:${keyId}:${dayPeriod(at)}`;
+  }
+
+  /** Spend mirror of a key for the UTC month of `at`. */
+  spendMonth(accountId: string, keyId: string, at: Date): string {
+    return `${this.scope(accountId)}:spend:${keyId}:${monthPeriod(at)}`;
+  }
+
+  /** Stream slot leases of a key: ZSET request id → lease expiry (ms). */
+  streams(accountId: string, keyId: string): string {
+    return `${this.scope(accountId)}:streams:${keyId}`;
+  }
+
+  /** Marks a request whose charge has been applied to the mirrors (idempotency). */
+  applied(accountId: string, requestId: string): string {
+    return `${this.scope(accountId)}:applied:${requestId}`;
+  }
+
+  /** Sliding request log of a key (RPM). */
+  keyRequests(accountId: string, keyId: string): string {
+    return `${this.scope(accountId)}:rpm:${keyId}`;
+  }
+
+  /** Sliding request log of a free-tier account. */
+  accountRequests(accountId: string): string {
+    return `${this.scope(accountId)}:rpm`;
+  }
+
+  /** Requests of a free-tier account during the UTC day of `at`. */
+  accountDay(accountId: string, at: Date): string {
+    return `${this.scope(accountId)}:rpd:${dayPeriod(at)}`;
+  }
+
+  /** Throttles forced balance re-syncs after a refusal. */
+  balanceResync(accountId: string): string {
+    return `${this.scope(accountId)}:balsync`;
+  }
+}

@@ -1,0 +1,124 @@
+import type { Logger } from 'pino';
+import type { BilledUnits } from '../billing/pricing.js';
+import type { Clock } from '../billing/periods.js';
+import type { CatalogModel } from '../catalog/model-types.js';
+import type { KeyDoc } from '../keys/key-types.js';
+import type { ChargeOutcome, ChargeRequest } from '../ledger/ledger-writer.js';
+import type { Redis } from '../redis/redis.js';
+import type { AdmissionKeys } from './admission-keys.js';
+import { FINISH } from './admission-scripts.js';
+import type { AdmissionTicket } from './admission-types.js';
+import type { LeaseRefresher } from './lease-refresher.js';
+
+/** How long Redis remembers that a request's charge reached the mirrors. */
+const APPLIED_TTL_MS = 24 * 3600 * 1000;
+
+/** What a ticket needs from the admission that issued it. */
+export interface TicketContext {
+  readonly redis: Redis;
+  readonly keys: AdmissionKeys;
+  readonly ledger: { charge(request: ChargeRequest): Promise<ChargeOutcome> };
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly refresher: LeaseRefresher;
+}
+
+function definedUnits(units: BilledUnits): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(units)) if (typeof v === 'number') out[k] = v;
+  return out;
+}
+
+/**
+ * An admitted request. Settling charges the ledger first (durable, idempotent by request id)
+ * and only then frees the hold, so admission never sees money as free before MongoDB has
+ * taken it. Settling twice charges once; releasing after settling does nothing.
+ */
+export class RedisAdmissionTicket implements AdmissionTicket {
+  private settlement: Promise<ChargeOutcome> | undefined;
+  private freed = false;
+
+  constructor(
+    private readonly ctx: TicketContext,
+    readonly requestId: string,
+    readonly held: bigint,
+    private readonly key: KeyDoc,
+    private readonly model: CatalogModel,
+  ) {}
+
+  settle(cost: bigint, units: BilledUnits): Promise<ChargeOutcome> {
+    if (!this.settlement) {
+      this.settlement = this.charge(cost, units).catch((err: unknown) => {
+        // Nothing was charged: a later settle may try again (the ledger dedupes by id).
+        this.settlement = undefined;
+        throw err;
+      });
+    }
+    return this.settlement;
+  }
+
+  async release(charged?: ChargeOutcome): Promise<void> {
+    if (this.settlement || this.freed) return;
+    this.freed = true;
+    await this.finish(charged ?? null, this.ctx.clock());
+  }
+
+  private async charge(cost: bigint, units: BilledUnits): Promise<ChargeOutcome> {
+    const at = this.ctx.clock();
+    let outcome: ChargeOutcome;
+    try {
+      outcome = await this.ctx.ledger.charge({
+        requestId: this.requestId,
+        accountId: this.key.account_id,
+        keyId: this.key._id,
+        model: this.model.id,
+        cost,
+        units: definedUnits(units),
+        at,
+      });
+    } catch (err) {
+      // The request is over either way; do not keep its hold and slot until they expire.
+      if (!this.freed) {
+        this.freed = true;
+        await this.finish(null, at);
+      }
+      throw err;
+    }
+    this.freed = true;
+    await this.finish(outcome, at);
+    return outcome;
+  }
+
+  /** Frees hold and slot and applies a charge to the mirrors; Redis trouble only logs. */
+  private async finish(outcome: ChargeOutcome | null, at: Date): Promise<void> {
+    this.ctx.refresher.untrack(this.requestId);
+    const { keys } = this.ctx;
+    const accountId = this.key.account_id;
+    const keyId = this.key._id;
+    // A duplicate outcome still applies: the per-request marker in FINISH stops a second
+    // application, and an earlier attempt may have committed without reaching the mirrors.
+    const charged = outcome ? outcome.charged.toString() : '-1';
+    const cost = outcome ? outcome.cost.toString() : '0';
+    try {
+      await FINISH.run(
+        this.ctx.redis,
+        [
+          keys.balance(accountId),
+          keys.holds(accountId),
+          keys.holdInfo(accountId),
+          keys.heldTotal(accountId),
+          keys.keyHeld(accountId),
+          keys.streams(accountId, keyId),
+          keys.spendLifetime(accountId, keyId),
+          keys.spendDay(accountId, keyId, at),
+          keys.spendMonth(accountId, keyId, at),
+          keys.applied(accountId, this.requestId),
+        ],
+        [this.requestId, charged, cost, APPLIED_TTL_MS],
+      );
+    } catch (err) {
+      // The ledger already has the truth; the hold and slot lapse by TTL and mirrors re-sync.
+      this.ctx.log.warn({ err, request_id: this.requestId }, 'freeing admission state failed');
+    }
+  }
+}

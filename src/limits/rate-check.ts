@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import { nextDayStart, type Clock } from '../billing/periods.js';
+import type { GatewayError } from '../errors/gateway-error.js';
+import type { KeyDoc } from '../keys/key-types.js';
+import type { Redis } from '../redis/redis.js';
+import type { AdmissionKeys } from './admission-keys.js';
+import { rateLimited, type RateScope } from './admission-errors.js';
+import type { RateInfo } from './admission-types.js';
+import { RATE } from './admission-scripts.js';
+
+/** The RPM window: any 60 s, not the calendar minute, so a burst cannot straddle two. */
+export const RATE_WINDOW_MS = 60_000;
+
+const UNLIMITED: RateInfo = { limit: 0, remaining: 0, resetAt: 0, unlimited: true };
+const refusals = new WeakMap<GatewayError, RateInfo>();
+
+/** The rate figures that went with a 429 from {@link RateChecker.check}, for its headers. */
+export function rateInfoOf(err: unknown): RateInfo | undefined {
+  return typeof err === 'object' && err !== null ? refusals.get(err as GatewayError) : undefined;
+}
+
+interface Window {
+  limit: number;
+  used: number;
+  retryAt: number;
+  oldest: number;
+}
+
+function numbers(reply: unknown): number[] {
+  if (!Array.isArray(reply)) throw new Error('unexpected rate script reply');
+  return reply.map((v) => Number(v));
+}
+
+/** Per-key RPM and free-tier account limits over sliding request logs in Redis. */
+export class RateChecker {
+  private readonly nonce = randomBytes(6).toString('hex');
+  private counter = 0;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: AdmissionKeys,
+    private readonly freeTier: { readonly rpm: number; readonly perDay: number },
+    private readonly clock: Clock,
+  ) {}
+
+  /** Counts the request or throws 429 `rate_limited` (with {@link rateInfoOf} figures). */
+  async check(key: KeyDoc, onFreeTier: boolean): Promise<RateInfo> {
+    const keyLimit = key.limits.rpm ?? -1;
+    const accountLimit = onFreeTier ? this.freeTier.rpm : -1;
+    const dayLimit = onFreeTier ? this.freeTier.perDay : -1;
+    if (keyLimit < 0 && accountLimit < 0) return UNLIMITED;
+    const at = this.clock();
+    const now = at.getTime();
+    const dayEnd = nextDayStart(at).getTime();
+    const reply = numbers(
+      await RATE.run(
+        this.redis,
+        [this.keys.keyRequests(key.account_id, key._id), this.keys.accountRequests(key.account_id), this.keys.accountDay(key.account_id, at)],
+        [now, `${now}:${this.nonce}:${this.counter++}`, keyLimit, accountLimit, dayLimit, RATE_WINDOW_MS, dayEnd - now + 3_600_000],
+      ),
+    );
+    const [admitted = 0, kn = 0, kRetry = 0, kOld = 0, an = 0, aRetry = 0, aOld = 0, dn = 0] = reply;
+    const windows: Window[] = [];
+    if (keyLimit >= 0) windows.push({ limit: keyLimit, used: kn, retryAt: kRetry, oldest: kOld || now });
+    if (accountLimit >= 0) windows.push({ limit: accountLimit, used: an, retryAt: aRetry, oldest: aOld || now });
+    const info = tightest(windows);
+    if (admitted === 1) return info;
+    throw this.refuse(info, now, [
+      ['key', keyLimit, kRetry],
+      ['free_tier_minute', accountLimit, aRetry],
+      ['free_tier_day', dayLimit, dayLimit >= 0 && dn >= dayLimit ? dayEnd : 0],
+    ]);
+  }
+
+  /** The refusal that waits longest decides Retry-After: every blocking limit must clear. */
+  private refuse(info: RateInfo, now: number, blocks: Array<[RateScope, number, number]>): GatewayError {
+    let worst: [RateScope, number, number] = blocks[0] ?? ['key', 0, now + 1_000];
+    for (const block of blocks) if (block[2] > worst[2]) worst = block;
+    const err = rateLimited(worst[0], worst[1], worst[2] - now);
+    const resetAt = Math.max(info.resetAt, Math.ceil(worst[2] / 1000));
+    refusals.set(err, { ...info, remaining: 0, resetAt });
+    return err;
+  }
+}
+
+/** The window with the fewest requests left decides the headers. */
+function tightest(windows: readonly Window[]): RateInfo {
+  let best: RateInfo | undefined;
+  for (const w of windows) {
+    const info: RateInfo = {
+      limit: w.limit,
+      remaining: Math.max(w.limit - w.used, 0),
+      resetAt: Math.ceil((w.oldest + RATE_WINDOW_MS) / 1000),
+    };
+    if (!best || info.remaining < best.remaining) best = info;
+  }
+  return best ?? UNLIMITED;
+}

@@ -1,0 +1,170 @@
+import type { Deps } from '../deps.js';
+import type { KeyDoc } from '../keys/key-types.js';
+import type { KeyLiveUsage } from '../http/routes/account/key-info.js';
+import { AdmissionKeys } from './admission-keys.js';
+import { capReached, insufficientCredits, managementKey, notInAllowlist, notOnFreeTier, tooManyStreams, type CapName } from './admission-errors.js';
+import { ADMIT, LIVE } from './admission-scripts.js';
+import { RedisAdmissionTicket, type TicketContext } from './admission-ticket.js';
+import type { Admission, AdmissionRequest, AdmissionTicket, RateInfo } from './admission-types.js';
+import { FreeTierCache } from './free-tier-cache.js';
+import { LeaseRefresher } from './lease-refresher.js';
+import { MirrorLoader, type MirrorName } from './mirrors.js';
+import { RATE_WINDOW_MS, RateChecker } from './rate-check.js';
+
+/** What admission needs from the composition root (`bus` and `catalog` are optional). */
+export type AdmissionDeps = Pick<Deps, 'redis' | 'c' | 'ledger' | 'config' | 'clock' | 'log'> & Partial<Pick<Deps, 'bus' | 'catalog'>>;
+
+/** How long a stream slot lives without a refresh (a crashed process frees it by then). */
+const STREAM_LEASE_MS = 60_000;
+/** Slots of a stream limit that is not set: effectively unlimited, still tracked. */
+const NO_STREAM_LIMIT = 1_000_000_000;
+/** Missing mirrors are rebuilt and the script retried at most this often per request. */
+const MAX_ATTEMPTS = 4;
+
+type Reply = ['ok', string] | ['missing', ...MirrorName[]] | ['cap', CapName] | ['balance'] | ['streams'];
+
+function parseReply(value: unknown): Reply {
+  if (!Array.isArray(value) || typeof value[0] !== 'string') throw new Error('unexpected admission script reply');
+  return value.map(String) as Reply;
+}
+
+/**
+ * Admission control in Redis, shared by every web process: RPM and free-tier limits, spend
+ * caps and balance with in-flight holds, and stream slots. Mirrors of MongoDB figures are
+ * rebuilt on demand, so losing Redis loses no money: the ledger is the truth.
+ */
+export class RedisAdmission implements Admission {
+  private readonly keys: AdmissionKeys;
+  private readonly tiers: FreeTierCache;
+  private readonly mirrors: MirrorLoader;
+  private readonly rates: RateChecker;
+  private readonly refresher: LeaseRefresher;
+  private readonly ticketContext: TicketContext;
+  private readonly holdTtlMs: number;
+
+  constructor(private readonly deps: AdmissionDeps) {
+    this.keys = new AdmissionKeys(deps.config.redisPrefix);
+    this.tiers = new FreeTierCache(deps.c);
+    this.mirrors = new MirrorLoader(deps.redis, deps.c, this.keys);
+    this.rates = new RateChecker(deps.redis, this.keys, deps.config.freeTier, deps.clock);
+    this.holdTtlMs = deps.config.holdTtlSeconds * 1000;
+    const refreshMs = Math.max(1_000, Math.min(this.holdTtlMs, STREAM_LEASE_MS) / 3);
+    this.refresher = new LeaseRefresher(deps.redis, deps.clock, deps.log, refreshMs);
+    this.ticketContext = { redis: deps.redis, keys: this.keys, ledger: deps.ledger, clock: deps.clock, log: deps.log, refresher: this.refresher };
+    deps.bus?.subscribe((event) => {
+      if (event.type !== 'account') return;
+      this.tiers.forget(event.accountId);
+      // A credit changed the balance in MongoDB: drop the mirror so the next request re-reads it.
+      void deps.redis.del(this.keys.balance(event.accountId)).catch(() => undefined);
+    });
+  }
+
+  async checkRate(key: KeyDoc): Promise<RateInfo> {
+    return this.rates.check(key, await this.tiers.isFreeTier(key.account_id));
+  }
+
+  async admit(request: AdmissionRequest): Promise<AdmissionTicket> {
+    const { key, model } = request;
+    if (key.role === 'management') throw managementKey();
+    const allowed = key.limits.models;
+    if (allowed && !allowed.includes(model.id)) throw notInAllowlist(model, allowed);
+    if (!model.doc.free_tier && (await this.tiers.isFreeTier(key.account_id))) throw notOnFreeTier(model, this.freeModels(allowed));
+    const at = this.deps.clock();
+    let resynced = false;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const reply = await this.runAdmit(request, at);
+      switch (reply[0]) {
+        case 'ok':
+          return this.issue(request, BigInt(reply[1]));
+        case 'missing':
+          await this.mirrors.load(reply.slice(1) as MirrorName[], key.account_id, key._id, at);
+          break;
+        case 'cap':
+          throw capReached(key, reply[1], at);
+        case 'streams':
+          throw tooManyStreams(key.limits.concurrent_streams ?? NO_STREAM_LIMIT);
+        case 'balance':
+          // Refuse only on MongoDB's word: a top-up may not have reached the mirror yet.
+          if (resynced || !(await this.mayResync(key.account_id))) throw insufficientCredits();
+          await this.mirrors.resyncBalance(key.account_id);
+          resynced = true;
+          break;
+      }
+    }
+    throw new Error('admission state kept disappearing while rebuilding it');
+  }
+
+  /** In-flight holds and recent requests of a key, for `GET /v1/key`. */
+  async liveUsage(key: KeyDoc): Promise<KeyLiveUsage> {
+    const k = this.keys;
+    const reply = await LIVE.run(
+      this.deps.redis,
+      [k.holds(key.account_id), k.holdInfo(key.account_id), k.heldTotal(key.account_id), k.keyHeld(key.account_id), k.keyRequests(key.account_id, key._id), k.accountRequests(key.account_id)],
+      [this.deps.clock().getTime(), key._id, RATE_WINDOW_MS],
+    );
+    const [held, keyCount, accountCount] = Array.isArray(reply) ? reply.map(String) : [];
+    const onFreeTier = await this.tiers.isFreeTier(key.account_id);
+    const useAccount = key.limits.rpm === undefined && onFreeTier;
+    return {
+      heldUsd: BigInt(held ?? '0'),
+      requestsThisMinute: Number(useAccount ? accountCount : keyCount) || 0,
+      minuteLimit: key.limits.rpm ?? (onFreeTier ? this.deps.config.freeTier.rpm : undefined),
+    };
+  }
+
+  /** Stops background refreshing (at shutdown). */
+  close(): void {
+    this.refresher.stop();
+  }
+
+  private freeModels(allowed: readonly string[] | undefined): string[] {
+    const free = (this.deps.catalog?.list() ?? []).filter((m) => m.doc.free_tier).map((m) => m.id);
+    return (allowed ? free.filter((id) => allowed.includes(id)) : free).sort();
+  }
+
+  private async mayResync(accountId: string): Promise<boolean> {
+    const ok = await this.deps.redis.set(this.keys.balanceResync(accountId), '1', 'PX', 1_000, 'NX');
+    return ok === 'OK';
+  }
+
+  private async runAdmit(request: AdmissionRequest, at: Date): Promise<Reply> {
+    const { key, model, requestId } = request;
+    const k = this.keys;
+    const a = key.account_id;
+    const caps = key.limits.spend_cap ?? {};
+    // A free model spends nothing, so neither caps nor balance can refuse it.
+    const cap = (value: bigint | undefined) => (model.isFree || value === undefined ? '-1' : value.toString());
+    const now = at.getTime();
+    const streamLimit = request.stream ? (key.limits.concurrent_streams ?? NO_STREAM_LIMIT) : -1;
+    const reply = await ADMIT.run(
+      this.deps.redis,
+      [k.balance(a), k.holds(a), k.holdInfo(a), k.heldTotal(a), k.keyHeld(a), k.spendLifetime(a, key._id), k.spendDay(a, key._id, at), k.spendMonth(a, key._id, at), k.streams(a, key._id)],
+      [now, requestId, key._id, request.estimate.toString(), model.isFree ? '0' : '1', cap(caps.lifetime), cap(caps.day), cap(caps.month), streamLimit, now + this.holdTtlMs, now + STREAM_LEASE_MS, Math.max(this.holdTtlMs, STREAM_LEASE_MS) * 2],
+    );
+    return parseReply(reply);
+  }
+
+  private issue(request: AdmissionRequest, held: bigint): AdmissionTicket {
+    const { key, requestId } = request;
+    const a = key.account_id;
+    const k = this.keys;
+    const containerTtl = Math.max(this.holdTtlMs, STREAM_LEASE_MS) * 2;
+    const members = [];
+    const touch = [];
+    if (held > 0n) {
+      members.push({ zset: k.holds(a), ttlMs: this.holdTtlMs });
+      for (const key of [k.holds(a), k.holdInfo(a), k.heldTotal(a), k.keyHeld(a)]) touch.push({ key, ttlMs: containerTtl });
+    }
+    if (request.stream) {
+      members.push({ zset: k.streams(a, key._id), ttlMs: STREAM_LEASE_MS });
+      touch.push({ key: k.streams(a, key._id), ttlMs: containerTtl });
+    }
+    this.refresher.track({ requestId, members, touch });
+    return new RedisAdmissionTicket(this.ticketContext, requestId, held, key, request.model);
+  }
+}
+
+/** Creates the Redis-backed admission control. */
+export function createAdmission(deps: AdmissionDeps): RedisAdmission {
+  return new RedisAdmission(deps);
+}
