@@ -1,0 +1,96 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { GatewayError, isGatewayError } from '../../errors/gateway-error.js';
+import { countMessageTokens, countTokens } from '../../billing/tokenizer.js';
+import type { ChatCall, ChatCapability, ChatChoice, ChatDelta, ChatResult, ChatStreamEvent, TokenUsage } from '../chat/chat-types.js';
+import { readReasoning } from '../chat/reasoning-options.js';
+import { planLocalReply, type LocalReply } from './local-chat-reply.js';
+import { replyDeltas } from './local-chat-stream.js';
+
+/** Most choices the echo model produces for `n`. */
+const MAX_CHOICES = 8;
+const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+
+function abortError(signal: AbortSignal): GatewayError {
+  return isGatewayError(signal.reason) ? signal.reason : new GatewayError('upstream_error', 'The request was aborted');
+}
+
+async function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) throw abortError(signal);
+  if (ms <= 0) return;
+  try {
+    await sleep(ms, undefined, { signal });
+  } catch {
+    throw abortError(signal);
+  }
+}
+
+/** Applies `max_completion_tokens` / `max_tokens` to a text answer (finish reason `length`). */
+function limitTokens(reply: LocalReply, call: ChatCall): { reply: LocalReply; finish: string } {
+  const limit = call.body.max_completion_tokens ?? call.body.max_tokens;
+  if (limit === undefined || reply.content === null) return { reply, finish: reply.finishReason };
+  const tokens = encode(reply.content, PLAIN_TEXT);
+  if (tokens.length <= limit) return { reply, finish: reply.finishReason };
+  return { reply: { ...reply, content: decode(tokens.slice(0, limit)) }, finish: 'length' };
+}
+
+function usageOf(reply: LocalReply, call: ChatCall, choices: number): TokenUsage {
+  const tools = (reply.toolCalls ?? []).reduce((sum, t) => sum + countTokens(t.function.name) + countTokens(t.function.arguments), 0);
+  const reasoningTokens = countTokens(reply.reasoning ?? '');
+  const completion = countTokens(reply.content ?? '') + reasoningTokens + tools;
+  return { promptTokens: countMessageTokens(call.body.messages), completionTokens: completion * choices, reasoningTokens: reasoningTokens * choices };
+}
+
+function prepare(call: ChatCall): { reply: LocalReply; finish: string; choices: number; showReasoning: boolean } {
+  const { reply, finish } = limitTokens(planLocalReply(call.body), call);
+  const choices = Math.max(1, Math.min(MAX_CHOICES, call.body.n ?? 1));
+  return { reply, finish, choices, showReasoning: !readReasoning(call.body).exclude };
+}
+
+function forEachChoice(count: number, delta: ChatDelta['delta'], finish: string | null = null): ChatStreamEvent {
+  return { kind: 'delta', choices: Array.from({ length: count }, (_, index) => ({ index, delta, finish_reason: finish })) };
+}
+
+async function complete(call: ChatCall): Promise<ChatResult> {
+  const { reply, finish, choices, showReasoning } = prepare(call);
+  const { slowMs, failAfter } = reply.directives;
+  await pause(slowMs * replyDeltas(reply).length, call.signal);
+  if (failAfter !== undefined) throw new GatewayError('upstream_error', 'The local model failed on request ([[local:fail-after]])');
+  const message: ChatChoice['message'] = { role: 'assistant', content: reply.content };
+  if (showReasoning && reply.reasoning !== undefined) message.reasoning = reply.reasoning;
+  if (reply.toolCalls !== undefined) message.tool_calls = reply.toolCalls;
+  return {
+    choices: Array.from({ length: choices }, (_, index) => ({ index, message: { ...message }, finish_reason: finish })),
+    usage: usageOf(reply, call, choices),
+  };
+}
+
+async function* stream(call: ChatCall): AsyncGenerator<ChatStreamEvent> {
+  const { reply, finish, choices, showReasoning } = prepare(call);
+  const { slowMs, failAfter } = reply.directives;
+  await pause(0, call.signal);
+  yield forEachChoice(choices, { role: 'assistant', content: '' });
+  let sent = 0;
+  for (const delta of replyDeltas(reply)) {
+    if (failAfter !== undefined && sent >= failAfter) {
+      throw new GatewayError('upstream_error', `The local model failed after ${sent} deltas ([[local:fail-after]])`);
+    }
+    await pause(slowMs, call.signal);
+    sent += 1;
+    if (!showReasoning && delta.reasoning !== undefined) continue;
+    yield forEachChoice(choices, delta);
+  }
+  await pause(0, call.signal);
+  yield forEachChoice(choices, {}, finish);
+  yield { kind: 'usage', usage: usageOf(reply, call, choices) };
+}
+
+/**
+ * Chat of the `local` provider (upstream model `echo`): no network, deterministic answers
+ * (see `planLocalReply`), streamed in several deltas, usage counted with the o200k tokenizer.
+ * Test directives in the prompt slow it down or make it fail (see `local-chat-directives.ts`).
+ * The AbortSignal is checked before every delta and interrupts waits.
+ */
+export function createLocalChat(): ChatCapability {
+  return { complete, stream };
+}
