@@ -1,0 +1,46 @@
+import type { CatalogModel } from '../catalog/model-types.js';
+import { resolveModel } from '../catalog/resolve-model.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { validate } from '../http/validate.js';
+import type { KeyDoc } from '../keys/key-types.js';
+import type { AdmissionTicket } from '../limits/admission-types.js';
+import type { ChatCapability, ChatRequestBody } from '../providers/chat/chat-types.js';
+import { estimateChatCost } from './chat-estimate.js';
+import { chatRequestSchema, toChatRequestBody } from './chat-schema.js';
+import type { ChatServiceDeps } from './chat-service-deps.js';
+import type { CompletionMeta } from './chat-wire.js';
+
+/** A validated chat request that admission let in: it holds money until settled. */
+export interface AdmittedChat {
+  readonly requestId: string;
+  readonly meta: CompletionMeta;
+  readonly body: ChatRequestBody;
+  readonly model: CatalogModel;
+  readonly providerId: string;
+  readonly chat: ChatCapability;
+  readonly ticket: AdmissionTicket;
+  /** Prompt tokens as counted for the hold; the fallback when an upstream reports no usage. */
+  readonly promptTokens: number;
+}
+
+/** `chatcmpl-…` id derived from the request id, so responses and logs correlate. */
+export function completionId(requestId: string): string {
+  return `chatcmpl-${requestId.replace(/^req_/, '')}`;
+}
+
+/**
+ * Validates, resolves the model and its provider, and admits the request with a hold of its
+ * worst-case cost. Order (DESIGN §4.4): body → model (404/400) → provider → admission
+ * (403/402/429). Nothing is held when any step before admission fails.
+ */
+export async function admitChat(deps: ChatServiceDeps, key: KeyDoc, requestId: string, rawBody: unknown): Promise<AdmittedChat> {
+  const body = toChatRequestBody(validate(chatRequestSchema, rawBody));
+  const model = resolveModel(deps.catalog, body.model, 'chat');
+  const providerId = model.doc.provider;
+  const chat = deps.providers.get(providerId).chat;
+  if (chat === undefined) throw new GatewayError('upstream_error', `Provider "${providerId}" cannot serve chat models`);
+  const { promptTokens, estimate } = estimateChatCost(body, model);
+  const ticket = await deps.admission.admit({ requestId, key, model, estimate, stream: body.stream === true });
+  const meta = { id: completionId(requestId), created: Math.floor(deps.clock().getTime() / 1000), model: model.id };
+  return { requestId, meta, body, model, providerId, chat, ticket, promptTokens };
+}

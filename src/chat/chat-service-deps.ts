@@ -1,0 +1,17 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../billing/periods.js';
+import type { CatalogCache } from '../catalog/catalog-cache.js';
+import type { Admission } from '../limits/admission-types.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { ProviderRegistry } from '../providers/registry.js';
+
+/** What the chat service needs from the composition root. */
+export interface ChatServiceDeps {
+  readonly catalog: CatalogCache;
+  readonly providers: Pick<ProviderRegistry, 'get'>;
+  readonly admission: Admission;
+  readonly log: Logger;
+  readonly clock: Clock;
+  /** Optional so unit tests can leave metrics out. */
+  readonly metrics?: Metrics;
+}

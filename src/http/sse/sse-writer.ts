@@ -1,0 +1,79 @@
+import type { ServerResponse } from 'node:http';
+
+/** Headers every event-stream response starts with. */
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache',
+  Connection: 'keep-alive',
+  // Stops nginx-style proxies from buffering the stream.
+  'X-Accel-Buffering': 'no',
+};
+
+/** Frames one payload as a server-sent event. */
+export function sseFrame(data: string): string {
+  return `data: ${data}\n\n`;
+}
+
+/** The terminating frame of an OpenAI-style stream. */
+export const SSE_DONE = sseFrame('[DONE]');
+
+/**
+ * Writes server-sent events straight to the socket with backpressure. Once the client is
+ * gone every write is a no-op, so producers only need to check {@link SseWriter.closed}
+ * to stop early.
+ */
+export class SseWriter {
+  private gone = false;
+  private readonly waiters = new Set<() => void>();
+
+  constructor(private readonly res: ServerResponse) {
+    res.once('close', () => {
+      if (!res.writableFinished) this.gone = true;
+      for (const wake of this.waiters) wake();
+      this.waiters.clear();
+    });
+  }
+
+  /** True once the client disconnected before the stream ended. */
+  get closed(): boolean {
+    return this.gone || this.res.destroyed;
+  }
+
+  /** Sends the status line and headers right away, so the client sees the stream open. */
+  open(status = 200, headers: Readonly<Record<string, string>> = {}): void {
+    for (const [name, value] of Object.entries({ ...SSE_HEADERS, ...headers })) this.res.setHeader(name, value);
+    this.res.statusCode = status;
+    this.res.socket?.setNoDelay(true);
+    this.res.flushHeaders();
+  }
+
+  /** Writes one JSON event; resolves when the socket can take more (or the client left). */
+  async send(payload: unknown): Promise<void> {
+    await this.write(sseFrame(JSON.stringify(payload)));
+  }
+
+  /** Writes a raw, already framed piece of the stream. */
+  async write(frame: string): Promise<void> {
+    if (this.closed) return;
+    if (this.res.write(frame)) return;
+    await new Promise<void>((resolve) => {
+      const wake = (): void => {
+        this.res.off('drain', wake);
+        this.waiters.delete(wake);
+        resolve();
+      };
+      this.waiters.add(wake);
+      this.res.once('drain', wake);
+    });
+  }
+
+  /** Writes `[DONE]` and ends the response. */
+  async finish(): Promise<void> {
+    if (this.closed) return;
+    await new Promise<void>((resolve) => {
+      // A client leaving during the final write also ends the wait.
+      this.waiters.add(resolve);
+      this.res.end(SSE_DONE, () => resolve());
+    });
+  }
+}

@@ -1,0 +1,81 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { toUsdNumber } from '../billing/money.js';
+
+/** What kind of upstream call a latency sample measures. */
+export type UpstreamPhase = 'complete' | 'first_event';
+
+/**
+ * The process's Prometheus metrics. One registry per instance (not prom-client's global
+ * one), so several gateways in one test process do not collide. Label sets are small and
+ * fixed (route patterns, provider ids), so series stay bounded.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly upstreamSeconds: Histogram<'provider' | 'phase' | 'outcome'>;
+  private readonly openStreams: Gauge;
+  private readonly charges: Counter<'source'>;
+  private readonly chargedUsd: Counter<'source'>;
+
+  constructor(options: { defaultMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    this.requests = new Counter({
+      name: 'farebox_http_requests_total',
+      help: 'HTTP requests by route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.upstreamSeconds = new Histogram({
+      name: 'farebox_upstream_latency_seconds',
+      help: 'Upstream latency: whole call (complete) or time to the first stream event',
+      labelNames: ['provider', 'phase', 'outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+      registers,
+    });
+    this.openStreams = new Gauge({ name: 'farebox_open_streams', help: 'Streams being relayed now', registers });
+    this.charges = new Counter({
+      name: 'farebox_ledger_charges_total',
+      help: 'Charges made durable in the ledger',
+      labelNames: ['source'],
+      registers,
+    });
+    this.chargedUsd = new Counter({
+      name: 'farebox_ledger_charged_usd_total',
+      help: 'USD taken from balances by charges',
+      labelNames: ['source'],
+      registers,
+    });
+    if (options.defaultMetrics === true) collectDefaultMetrics({ register: this.registry, prefix: 'farebox_' });
+  }
+
+  /** Counts one finished HTTP request. */
+  request(method: string, route: string, status: number): void {
+    this.requests.inc({ method, route, status: String(status) });
+  }
+
+  /** Records an upstream call's latency. */
+  upstream(provider: string, phase: UpstreamPhase, seconds: number, ok: boolean): void {
+    this.upstreamSeconds.observe({ provider, phase, outcome: ok ? 'ok' : 'error' }, seconds);
+  }
+
+  /** A stream started relaying. */
+  streamOpened(): void {
+    this.openStreams.inc();
+  }
+
+  /** A stream ended (any way). */
+  streamClosed(): void {
+    this.openStreams.dec();
+  }
+
+  /** A charge became durable; `charged` is nano-USD taken from the balance. */
+  charged(source: string, charged: bigint): void {
+    this.charges.inc({ source });
+    if (charged > 0n) this.chargedUsd.inc({ source }, toUsdNumber(charged));
+  }
+
+  /** The Prometheus text exposition. */
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
