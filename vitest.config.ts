@@ -1,0 +1,30 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Unit tests need no services, so they run in their own project without the global setup;
+ * integration and e2e tests share one Redis and one MongoDB started by test/setup/global-setup.ts.
+ */
+export default defineConfig({
+  test: {
+    pool: 'forks',
+    // The machines this runs on have two cores; mongod under Wine needs one of them.
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'services',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/unit/**'],
+          globalSetup: ['test/setup/global-setup.ts'],
+        },
+      },
+    ],
+  },
+});
