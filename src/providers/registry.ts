@@ -1,5 +1,8 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import type { UpstreamClient } from './http/upstream-client.js';
+import type { ChatCapability } from './chat/chat-types.js';
+import type { ImagesCapability } from './images/image-types.js';
+import type { OcrCapability } from './ocr/ocr-types.js';
 import type { ProviderAdapter, ProviderConfig, ProviderKind } from './provider.js';
 
 /** What adapters get from the composition root. */
@@ -10,6 +13,30 @@ export interface ProviderDeps {
 
 /** Builds the adapter of one configured provider. */
 export type ProviderFactory = (config: ProviderConfig, deps: ProviderDeps) => ProviderAdapter;
+
+/** Builds one capability of a provider. */
+export type CapabilityFactory<T> = (config: ProviderConfig, deps: ProviderDeps) => T;
+
+/** Capability builders composed into one adapter (e.g. the `local` kind's chat, images, OCR). */
+export interface CapabilityFactories {
+  chat?: CapabilityFactory<ChatCapability>;
+  images?: CapabilityFactory<ImagesCapability>;
+  ocr?: CapabilityFactory<OcrCapability>;
+}
+
+/**
+ * Composes separately written capabilities into one provider factory, so a kind's chat,
+ * images and OCR can live in their own files and be added independently.
+ */
+export function composeProviderFactory(parts: CapabilityFactories): ProviderFactory {
+  return (config, deps) => {
+    const adapter: { -readonly [K in keyof ProviderAdapter]: ProviderAdapter[K] } = { id: config.id, kind: config.kind };
+    if (parts.chat !== undefined) adapter.chat = parts.chat(config, deps);
+    if (parts.images !== undefined) adapter.images = parts.images(config, deps);
+    if (parts.ocr !== undefined) adapter.ocr = parts.ocr(config, deps);
+    return adapter;
+  };
+}
 
 /** Factories by provider kind; kinds without a factory cannot be enabled. */
 export type ProviderFactories = Partial<Record<ProviderKind, ProviderFactory>>;
@@ -24,6 +51,12 @@ export interface LoadedProvider extends ProviderConfig {
 export interface ProviderRegistry {
   /** The adapter of an enabled provider; throws GatewayError when unknown or disabled. */
   get(providerId: string): ProviderAdapter;
+  /** The chat capability of an enabled provider; throws `upstream_error` if it has none. */
+  chat(providerId: string): ChatCapability;
+  /** The images capability of an enabled provider; throws `upstream_error` if it has none. */
+  images(providerId: string): ImagesCapability;
+  /** The OCR capability of an enabled provider; throws `upstream_error` if it has none. */
+  ocr(providerId: string): OcrCapability;
   /** Whether the provider exists and has credentials. */
   isEnabled(providerId: string): boolean;
   /** Ids of every configured provider with their state. */
@@ -47,17 +80,24 @@ export function createProviderRegistry(
     if (factory === undefined) throw new Error(`No adapter for provider kind "${config.kind}" (provider ${config.id})`);
     adapters.set(config.id, factory(config, deps));
   }
+  function get(providerId: string): ProviderAdapter {
+    const adapter = adapters.get(providerId);
+    if (adapter !== undefined) return adapter;
+    const config = byId.get(providerId);
+    if (config === undefined) throw new GatewayError('upstream_error', `Provider "${providerId}" is not configured`);
+    const keyHint = config.apiKeyEnv === undefined ? '' : ` (set ${config.apiKeyEnv})`;
+    throw new GatewayError('service_unavailable', `Provider "${providerId}" is disabled: no credentials${keyHint}`);
+  }
+  function capability<K extends 'chat' | 'images' | 'ocr'>(providerId: string, name: K): NonNullable<ProviderAdapter[K]> {
+    const found = get(providerId)[name];
+    if (found === undefined) throw new GatewayError('upstream_error', `Provider "${providerId}" does not offer ${name}`);
+    return found;
+  }
   return {
-    get(providerId) {
-      const adapter = adapters.get(providerId);
-      if (adapter !== undefined) return adapter;
-      const config = byId.get(providerId);
-      if (config === undefined) {
-        throw new GatewayError('upstream_error', `Provider "${providerId}" is not configured`);
-      }
-      const keyHint = config.apiKeyEnv === undefined ? '' : ` (set ${config.apiKeyEnv})`;
-      throw new GatewayError('service_unavailable', `Provider "${providerId}" is disabled: no credentials${keyHint}`);
-    },
+    get,
+    chat: (providerId) => capability(providerId, 'chat'),
+    images: (providerId) => capability(providerId, 'images'),
+    ocr: (providerId) => capability(providerId, 'ocr'),
     isEnabled: (providerId) => adapters.has(providerId),
     list: () => configs.map((config) => ({ id: config.id, kind: config.kind, enabled: adapters.has(config.id) })),
   };
