@@ -31,13 +31,15 @@ function minuteRemaining(limit: number | undefined, used: number): number | null
 
 /** Builds the `GET /v1/key` body. */
 export async function keyInfo(c: Collections, clock: Clock, key: KeyDoc, account: AccountDoc, live: KeyLiveUsage) {
-  const spend = await periodSpend(c, key._id, clock());
+  // The authenticated key may come from a short cache; spend figures must be current.
+  const [spend, fresh] = await Promise.all([periodSpend(c, key._id, clock()), c.keys.findOne({ _id: key._id }, { projection: { spend: 1 } })]);
+  const lifetime = fresh?.spend ?? key.spend;
   const caps = key.limits.spend_cap ?? {};
   return {
     key_id: key._id,
     account_id: key.account_id,
     free_tier: account.free_tier,
-    spend_usd: toUsdNumber(key.spend),
+    spend_usd: toUsdNumber(lifetime),
     name: key.name,
     label: key.label,
     disabled: key.disabled,
@@ -45,7 +47,7 @@ export async function keyInfo(c: Collections, clock: Clock, key: KeyDoc, account
     limits: toLimitsView(key.limits),
     usage: { day_usd: toUsdNumber(spend.day), month_usd: toUsdNumber(spend.month) },
     remaining: {
-      lifetime_usd: remaining(caps.lifetime, key.spend + live.heldUsd),
+      lifetime_usd: remaining(caps.lifetime, lifetime + live.heldUsd),
       day_usd: remaining(caps.day, spend.day + live.heldUsd),
       month_usd: remaining(caps.month, spend.month + live.heldUsd),
       requests_this_minute: minuteRemaining(key.limits.rpm ?? live.minuteLimit, live.requestsThisMinute),

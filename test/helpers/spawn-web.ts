@@ -1,0 +1,78 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** A real `web` process (src/server.ts) started for a test. */
+export interface WebProcess {
+  url: string;
+  /** Everything the process wrote to stdout and stderr (for failure messages). */
+  output: () => string;
+  /** Stops the process (SIGTERM, then SIGKILL if it does not exit in time). */
+  stop(): Promise<void>;
+}
+
+/** A TCP port that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+async function waitReady(url: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`web process exited early (${child.exitCode}):\n${output()}`);
+    try {
+      const res = await fetch(`${url}/readyz`);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`web process not ready within ${timeoutMs} ms:\n${output()}`);
+}
+
+/**
+ * Starts `node --import tsx src/server.ts` with the given environment (NODE_ENV, REDIS_URL,
+ * MONGODB_URI, MONGODB_DB, REDIS_PREFIX, ADMIN_TOKEN; PORT is picked here) and waits until
+ * `/readyz` answers 200. The database should be prepared (indexes, catalog) beforehand.
+ */
+export async function spawnWeb(env: Record<string, string>, timeoutMs = 60_000): Promise<WebProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let captured = '';
+  const append = (chunk: Buffer) => {
+    captured = (captured + chunk.toString('utf8')).slice(-20_000);
+  };
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
+  const url = `http://127.0.0.1:${port}`;
+  const output = () => captured;
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  try {
+    await waitReady(url, child, output, timeoutMs);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { url, output, stop };
+}
