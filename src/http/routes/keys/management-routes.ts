@@ -8,7 +8,7 @@ import { keyCrudRoutes, ownKeysRoutes } from './key-crud-routes.js';
 export function managementRoutes(deps: Deps): Router<GatewayState> {
   const router = new Router<GatewayState>({ prefix: '/v1' });
   const own = (ctx: Parameters<typeof requireKey>[0]) => requireKey(ctx).account_id;
-  router.use(['/keys', '/keys/(.*)'], authenticate(deps.keyAuth, ['management']));
+  router.use(['/keys', '/keys/*rest'], authenticate(deps.keyAuth, ['management']));
   for (const child of [ownKeysRoutes(deps, own), keyCrudRoutes(deps, own)]) router.use(child.routes(), child.allowedMethods());
   return router;
 }
