@@ -88,7 +88,11 @@ export function toAnthropicRequest(body: ChatRequestBody, upstreamModel: string,
   }
   const conversation = toAnthropicConversation(body.messages);
   const answerBudget = body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_MAX_TOKENS;
-  const budget = thinkingBudget(body);
+  const hasTools = body.tools !== undefined && body.tools.length > 0;
+  const choice = hasTools ? toolChoice(body.tool_choice, body.parallel_tool_calls) : undefined;
+  // Thinking only works with tool_choice auto/none; a forced tool call wins over reasoning.
+  const forcesTool = choice?.type === 'any' || choice?.type === 'tool';
+  const budget = forcesTool ? undefined : thinkingBudget(body);
   const out: JsonRecord = {
     model: upstreamModel,
     messages: conversation.messages,
@@ -98,9 +102,8 @@ export function toAnthropicRequest(body: ChatRequestBody, upstreamModel: string,
   const system = [conversation.system, jsonInstruction(body.response_format)].filter((s) => s !== undefined);
   if (system.length > 0) out.system = system.join('\n\n');
   if (budget !== undefined) out.thinking = { type: 'enabled', budget_tokens: budget };
-  if (body.tools !== undefined && body.tools.length > 0) out.tools = tools(body.tools);
-  const choice = toolChoice(body.tool_choice, body.parallel_tool_calls);
-  if (choice !== undefined && out.tools !== undefined) out.tool_choice = choice;
+  if (hasTools && body.tools !== undefined) out.tools = tools(body.tools);
+  if (choice !== undefined) out.tool_choice = choice;
   if (stream) out.stream = true;
   return out;
 }

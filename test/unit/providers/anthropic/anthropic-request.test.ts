@@ -96,6 +96,12 @@ describe('toAnthropicRequest', () => {
     expect(sent).not.toHaveProperty('temperature');
   });
 
+  it('drops thinking when a tool call is forced (Anthropic allows thinking only with auto/none)', () => {
+    const tools = [{ type: 'function' as const, function: { name: 'weather' } }];
+    expect(build({ tools, tool_choice: 'required', reasoning: { effort: 'high' } })).not.toHaveProperty('thinking');
+    expect(build({ tools, tool_choice: 'auto', reasoning: { effort: 'high' } }).thinking).toEqual({ type: 'enabled', budget_tokens: 16384 });
+  });
+
   it('sends no thinking unless asked', () => {
     expect(build({})).not.toHaveProperty('thinking');
     expect(build({ reasoning: { enabled: false } })).not.toHaveProperty('thinking');
