@@ -6,13 +6,17 @@ import type { Deps } from './deps.js';
 import { GatewayError } from './errors/gateway-error.js';
 import { accessLog } from './http/middleware/access-log.js';
 import { errorBoundary } from './http/middleware/error-boundary.js';
+import { rateLimit } from './http/middleware/rate-limit.js';
 import { requestId, REQUEST_ID_HEADER } from './http/middleware/request-id.js';
 import { accountRoutes, type LiveUsageReader } from './http/routes/account/account-routes.js';
 import { adminRoutes } from './http/routes/admin/admin-routes.js';
+import { chatRoutes } from './http/routes/chat/chat-routes.js';
 import { healthRoutes } from './http/routes/health/health-routes.js';
 import { managementRoutes } from './http/routes/keys/management-routes.js';
 import { modelsRoutes } from './http/routes/models/models-routes.js';
 import type { GatewayState } from './http/state.js';
+import { metricsMiddleware } from './metrics/metrics-middleware.js';
+import { metricsRoutes } from './metrics/metrics-routes.js';
 
 /** Routers contributed by features beyond the foundation (chat, images, OCR, metrics). */
 export interface AppExtensions {
@@ -34,6 +38,7 @@ export function createApp(deps: Deps, extensions: AppExtensions = {}): Koa<Gatew
   app.silent = true;
   app.use(requestId());
   app.use(accessLog(deps.log));
+  app.use(metricsMiddleware(deps.metrics));
   app.use(cors({ origin: '*', exposeHeaders: EXPOSED_HEADERS, allowHeaders: ['Authorization', 'Content-Type', 'X-Title', 'HTTP-Referer'], maxAge: 600 }));
   app.use(errorBoundary(deps.log));
   app.use(koaBody({ jsonLimit: deps.config.limits.jsonBodyBytes, jsonStrict: true, multipart: false, urlencoded: false, text: false }));
@@ -43,6 +48,8 @@ export function createApp(deps: Deps, extensions: AppExtensions = {}): Koa<Gatew
     accountRoutes(deps, extensions.liveUsage ?? ((key) => deps.admission.liveUsage(key))),
     managementRoutes(deps),
     adminRoutes(deps),
+    chatRoutes({ ...deps, rateLimit: rateLimit(deps.admission) }),
+    metricsRoutes(deps.metrics, deps.config.adminToken),
     ...(extensions.routers ?? []),
   ];
   for (const router of routers) {

@@ -11,6 +11,9 @@ import { KeyAuthenticator } from './keys/key-auth.js';
 import { KeyService } from './keys/key-service.js';
 import { LedgerWriter } from './ledger/ledger-writer.js';
 import { createAdmission, type RedisAdmission } from './limits/redis-admission.js';
+import { Metrics } from './metrics/metrics.js';
+import { buildProviderRegistry } from './providers/provider-factories.js';
+import type { ProviderRegistry } from './providers/registry.js';
 import { createInvalidationBus, type InvalidationBus } from './redis/invalidation-bus.js';
 import { createRedis, waitReady, type Redis } from './redis/redis.js';
 
@@ -31,6 +34,10 @@ export interface Deps {
   readonly ledger: LedgerWriter;
   /** Admission control (limits, holds, stream slots) in Redis, shared across processes. */
   readonly admission: RedisAdmission;
+  /** Provider adapters by provider id, from the providers file and the configured secrets. */
+  readonly providers: ProviderRegistry;
+  /** Prometheus metrics of this process. */
+  readonly metrics: Metrics;
   /** Stops background work and closes connections, in dependency order. */
   close(): Promise<void>;
 }
@@ -43,6 +50,9 @@ export interface DepsOptions {
 /** Connects to the stores and wires the services. */
 export async function createDeps(config: Config, log: Logger, options: DepsOptions = {}): Promise<Deps> {
   const clock = options.clock ?? systemClock;
+  // Built first: a broken providers file fails the boot before any store is touched.
+  const providers = await buildProviderRegistry(config);
+  const metrics = new Metrics({ defaultMetrics: config.env !== 'test' });
   const mongo = await connectMongo(config.mongoUri, config.mongoDb);
   const c = collections(mongo.db);
   const redis = createRedis(config.redisUrl, 'farebox');
@@ -68,7 +78,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   const admission = createAdmission({ redis, c, ledger, config, clock, log, bus, catalog });
 
   return {
-    config, log, clock, mongo, c, redis, bus, catalogRepository, catalog, accounts, keys, keyAuth, ledger, admission,
+    config, log, clock, mongo, c, redis, bus, catalogRepository, catalog, accounts, keys, keyAuth, ledger, admission, providers, metrics,
     async close() {
       catalog.stop();
       admission.close();
