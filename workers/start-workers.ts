@@ -1,4 +1,14 @@
+import { hostname } from 'node:os';
+import { Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
 import type { Deps } from '../src/deps.js';
+import type { ProviderRegistry } from '../src/providers/registry.js';
+import { PayloadStore } from '../src/queue/payload-store.js';
+import { closeConnection, workerConnection } from '../src/queue/queue-connections.js';
+import type { QueueName } from '../src/queue/queue-names.js';
+import { imagesProcessor } from './processors/images-processor.js';
+import type { ProcessorContext } from './processors/job-runner.js';
+import { ocrProcessor } from './processors/ocr-processor.js';
 
 /** The running BullMQ workers of this process. */
 export interface RunningWorkers {
@@ -6,7 +16,70 @@ export interface RunningWorkers {
   close(): Promise<void>;
 }
 
-/** Starts one BullMQ worker per queue (`images`, `ocr`). */
-export async function startWorkers(_deps: Deps): Promise<RunningWorkers> {
-  return { names: [], close: async () => undefined };
+/** What the workers need beyond the composition root. */
+export interface StartWorkersOptions {
+  providers: Pick<ProviderRegistry, 'images' | 'ocr'>;
+}
+
+/** Lock and stall-check timing of the workers. */
+export interface StallSettings {
+  lockDuration: number;
+  stalledInterval: number;
+}
+
+/**
+ * Derives stalled-job timing from the front door's wait: a killed worker's job must be back
+ * in the queue well inside that wait, so the lock lasts a tenth of it (between 4 s and 30 s,
+ * renewed every half lock) and stalls are checked every half lock. A job of a killed worker
+ * is picked up again within about two locks.
+ */
+export function stallSettings(jobTimeoutMs: number): StallSettings {
+  const lockDuration = Math.min(30_000, Math.max(4_000, Math.round(jobTimeoutMs / 10)));
+  return { lockDuration, stalledInterval: Math.round(lockDuration / 2) };
+}
+
+/**
+ * Starts one BullMQ worker per queue (`images`, `ocr`), each running `WORKER_CONCURRENCY`
+ * jobs at once. Connections reconnect forever (a Redis restart pauses work, it does not end
+ * it). `close()` stops taking jobs and waits for running ones; jobs still running when the
+ * process is killed are recovered by another worker's stall check.
+ */
+export async function startWorkers(deps: Pick<Deps, 'config' | 'log'>, options: StartWorkersOptions): Promise<RunningWorkers> {
+  const { config, log } = deps;
+  const connections: Redis[] = [];
+  const connect = (name: string): Redis => {
+    const redis = workerConnection(config.redisUrl, name);
+    redis.on('error', (err) => log.debug({ err, connection: name }, 'worker redis error'));
+    connections.push(redis);
+    return redis;
+  };
+  const ctx: ProcessorContext = {
+    store: new PayloadStore(connect('farebox-worker-payloads'), config.redisPrefix),
+    providers: options.providers,
+    log,
+  };
+  const timing = stallSettings(config.jobTimeoutMs);
+  const common = {
+    prefix: config.redisPrefix,
+    concurrency: config.workerConcurrency,
+    name: `${hostname()}:${process.pid}`,
+    maxStalledCount: 1,
+    ...timing,
+  };
+  const workers: Record<QueueName, Worker> = {
+    images: new Worker('images', imagesProcessor(ctx), { ...common, connection: connect('farebox-worker-images') }),
+    ocr: new Worker('ocr', ocrProcessor(ctx), { ...common, connection: connect('farebox-worker-ocr') }),
+  };
+  for (const [name, worker] of Object.entries(workers)) {
+    worker.on('error', (err) => log.warn({ err, queue: name }, 'worker error'));
+    worker.on('stalled', (jobId) => log.warn({ queue: name, job_id: jobId }, 'stalled job moved back to wait'));
+  }
+  await Promise.all(Object.values(workers).map((w) => w.waitUntilReady()));
+  return {
+    names: Object.keys(workers),
+    async close() {
+      await Promise.all(Object.values(workers).map((w) => w.close()));
+      await Promise.all(connections.map((c) => closeConnection(c)));
+    },
+  };
 }

@@ -1,0 +1,69 @@
+import { Router } from '@koa/router';
+import type { Middleware } from 'koa';
+import { editImages, generateImages } from '../../../images/image-service.js';
+import { EDIT_FILE_FIELDS, MAX_EDIT_IMAGES } from '../../../images/image-uploads.js';
+import type { KeyAuthenticator } from '../../../keys/key-auth.js';
+import type { QueuedServiceDeps } from '../../../queue/queued-service-deps.js';
+import { authenticate } from '../../middleware/authenticate.js';
+import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';
+import { abortOnClose } from '../chat/abort-on-close.js';
+import { parseMultipart, type MultipartForm } from './parse-multipart.js';
+
+/** What the queue-backed routes need: the services' deps, key auth and the RPM middleware. */
+export interface QueuedRouteDeps extends QueuedServiceDeps {
+  readonly keyAuth: KeyAuthenticator;
+  /** Per-key RPM check that also sets the `X-RateLimit-*` headers. */
+  readonly rateLimit: Middleware<GatewayState>;
+}
+
+/** Text fields of an edit form: a prompt of up to 32,000 characters plus a few short options. */
+const EDIT_FIELD_BYTES = 256 * 1024;
+
+/**
+ * Reads the edit form. On a refused form the rest of the body is drained, not buffered, and
+ * the connection is closed after the answer, so a client still uploading gets the 413.
+ */
+async function readEditForm(ctx: GatewayContext, fileBytes: number): Promise<MultipartForm> {
+  try {
+    return await parseMultipart(ctx.req, {
+      fileBytes,
+      fileFields: EDIT_FILE_FIELDS,
+      maxFiles: MAX_EDIT_IMAGES + 1,
+      fieldBytes: EDIT_FIELD_BYTES,
+      maxFields: 50,
+    });
+  } catch (err) {
+    ctx.set('Connection', 'close');
+    ctx.req.resume();
+    throw err;
+  }
+}
+
+/** Runs a handler with an abort signal that fires when the client goes away. */
+async function withClient<T>(ctx: GatewayContext, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const client = abortOnClose(ctx.res);
+  try {
+    return await run(client.signal);
+  } finally {
+    client.dispose();
+  }
+}
+
+/**
+ * `POST /v1/images/generations` (JSON) and `POST /v1/images/edits` (multipart, as the OpenAI
+ * SDK's `images.edit` sends it): inference key → RPM → validation → model → admission → job.
+ */
+export function imagesRoutes(deps: QueuedRouteDeps): Router<GatewayState> {
+  const router = new Router<GatewayState>({ prefix: '/v1' });
+  const auth = authenticate(deps.keyAuth, ['inference']);
+  router.post('/images/generations', auth, deps.rateLimit, async (ctx) => {
+    const caller = { key: requireKey(ctx), requestId: ctx.state.requestId };
+    ctx.body = await withClient(ctx, (signal) => generateImages(deps, { ...caller, signal }, ctx.request.body));
+  });
+  router.post('/images/edits', auth, deps.rateLimit, async (ctx) => {
+    const caller = { key: requireKey(ctx), requestId: ctx.state.requestId };
+    const form = await readEditForm(ctx, deps.config.limits.uploadFileBytes);
+    ctx.body = await withClient(ctx, (signal) => editImages(deps, { ...caller, signal }, form));
+  });
+  return router;
+}

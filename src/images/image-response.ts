@@ -1,0 +1,35 @@
+import { toUsdNumber } from '../billing/money.js';
+import type { ImagesJobResult } from '../queue/job-types.js';
+
+/** The images endpoints' answer, shaped like OpenAI's, plus `usage.cost` in USD. */
+export interface ImagesResponse {
+  created: number;
+  data: Array<{ b64_json: string; revised_prompt?: string }>;
+  usage: {
+    cost: number;
+    images: number;
+    input_tokens?: number;
+    output_tokens?: number;
+    total_tokens?: number;
+    input_tokens_details?: { text_tokens: number; image_tokens: number };
+  };
+}
+
+/** Builds the response; token counts appear when the provider reported any (gpt-image). */
+export function imagesResponse(created: number, result: ImagesJobResult, cost: bigint): ImagesResponse {
+  const { usage } = result;
+  const input = usage.textInputTokens + usage.imageInputTokens;
+  const tokens =
+    input + usage.imageOutputTokens > 0
+      ? {
+          input_tokens: input,
+          output_tokens: usage.imageOutputTokens,
+          total_tokens: input + usage.imageOutputTokens,
+          input_tokens_details: { text_tokens: usage.textInputTokens, image_tokens: usage.imageInputTokens },
+        }
+      : {};
+  const data = result.images.map((image) =>
+    image.revised_prompt === undefined ? { b64_json: image.b64_json } : { b64_json: image.b64_json, revised_prompt: image.revised_prompt },
+  );
+  return { created, data, usage: { cost: toUsdNumber(cost), images: usage.images, ...tokens } };
+}

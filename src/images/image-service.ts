@@ -1,0 +1,71 @@
+import type { CatalogModel } from '../catalog/model-types.js';
+import { resolveModel } from '../catalog/resolve-model.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { MultipartForm } from '../http/routes/images/parse-multipart.js';
+import type { KeyDoc } from '../keys/key-types.js';
+import type { ImageEditJob, ImageGenerateJob } from '../queue/job-types.js';
+import { runMeteredJob } from '../queue/metered-job.js';
+import type { PayloadInput } from '../queue/payload-store.js';
+import { jobBase, type QueuedServiceDeps } from '../queue/queued-service-deps.js';
+import { estimateImageCost } from './image-estimate.js';
+import { imagesResponse, type ImagesResponse } from './image-response.js';
+import { parseEditRequest, parseGenerateRequest } from './image-schema.js';
+import { checkEditUploads } from './image-uploads.js';
+
+/** Who is asking: the authenticated key and the request id (= job id). */
+export interface ImageCaller {
+  key: KeyDoc;
+  requestId: string;
+  /** Fires when the client goes away. */
+  signal: AbortSignal;
+}
+
+type JobSpec = Pick<ImageGenerateJob, 'op' | 'params'> | Pick<ImageEditJob, 'op' | 'params' | 'images' | 'mask'>;
+
+function checkProvider(deps: QueuedServiceDeps, model: CatalogModel): void {
+  deps.providers?.images(model.doc.provider);
+}
+
+/** Admits the request with a hold of its worst case, runs the job and settles on delivery. */
+async function runImages(
+  deps: QueuedServiceDeps,
+  caller: ImageCaller,
+  model: CatalogModel,
+  spec: JobSpec,
+  inputs: readonly PayloadInput[],
+): Promise<ImagesResponse> {
+  checkProvider(deps, model);
+  const references = spec.op === 'edit' ? spec.images.length : 0;
+  const estimate = estimateImageCost(model, spec.params, references);
+  const { key, requestId, signal } = caller;
+  const ticket = await deps.admission.admit({ requestId, key, model, estimate, stream: false });
+  const created = Math.floor(deps.clock().getTime() / 1000);
+  const timeoutMs = deps.config.jobTimeoutMs;
+  const data = { ...jobBase(requestId, key, model, timeoutMs), ...spec } as ImageGenerateJob | ImageEditJob;
+  const { result, cost } = await runMeteredJob(deps.jobs, ticket, { queue: 'images', data, inputs }, { timeoutMs, signal });
+  return imagesResponse(created, result, cost);
+}
+
+/** `POST /v1/images/generations`: validate → model → admission → job → settle → answer. */
+export async function generateImages(deps: QueuedServiceDeps, caller: ImageCaller, rawBody: unknown): Promise<ImagesResponse> {
+  const request = parseGenerateRequest(rawBody);
+  const model = resolveModel(deps.catalog, request.model, 'image');
+  return runImages(deps, caller, model, { op: 'generate', params: request.params }, []);
+}
+
+/**
+ * `POST /v1/images/edits`: the form's fields and files are checked (model kind, REFERENCES
+ * capability, real image bytes) before anything is held or enqueued.
+ */
+export async function editImages(deps: QueuedServiceDeps, caller: ImageCaller, form: MultipartForm): Promise<ImagesResponse> {
+  const request = parseEditRequest(form.fields);
+  const model = resolveModel(deps.catalog, request.model, 'image');
+  if (!model.doc.capabilities.includes('REFERENCES')) {
+    throw new GatewayError('model_capability_missing', `Model '${model.id}' does not support image edits (REFERENCES).`, {
+      param: 'model',
+    });
+  }
+  const uploads = await checkEditUploads(form.files);
+  const spec = { op: 'edit' as const, params: request.params, images: uploads.images, ...(uploads.mask ? { mask: uploads.mask } : {}) };
+  return runImages(deps, caller, model, spec, uploads.inputs);
+}

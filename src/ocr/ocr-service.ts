@@ -1,0 +1,70 @@
+import { toUsdNumber } from '../billing/money.js';
+import { resolveModel } from '../catalog/resolve-model.js';
+import type { KeyDoc } from '../keys/key-types.js';
+import type { OcrPage } from '../providers/ocr/ocr-types.js';
+import type { OcrJob } from '../queue/job-types.js';
+import { runMeteredJob } from '../queue/metered-job.js';
+import { jobBase, type QueuedServiceDeps } from '../queue/queued-service-deps.js';
+import { documentSource, loadDocument } from './ocr-document.js';
+import { estimateOcrCost } from './ocr-estimate.js';
+import { parseOcrRequest } from './ocr-schema.js';
+
+/** Longest a document download may take. */
+const FETCH_TIMEOUT_MS = 30_000;
+
+/** Mistral's OCR response shape, plus `usage.cost` in USD. */
+export interface OcrResponse {
+  model: string;
+  pages: OcrPage[];
+  usage_info: { pages_processed: number; doc_size_bytes: number };
+  usage: { cost: number };
+}
+
+/** Who is asking: the authenticated key and the request id (= job id). */
+export interface OcrCaller {
+  key: KeyDoc;
+  requestId: string;
+  signal: AbortSignal;
+}
+
+/**
+ * `POST /v1/ocr`: validate (data URLs decoded, URL schemes checked) → model → admission →
+ * SSRF-guarded download of https documents → job → settle on delivery → answer. The web
+ * downloads, so a refused or failing URL is a 400 before anything is enqueued.
+ */
+export async function recognizeDocument(deps: QueuedServiceDeps, caller: OcrCaller, rawBody: unknown): Promise<OcrResponse> {
+  const request = parseOcrRequest(rawBody);
+  const maxBytes = deps.config.limits.uploadFileBytes;
+  const source = await documentSource(request, maxBytes);
+  const model = resolveModel(deps.catalog, request.model, 'ocr');
+  deps.providers?.ocr(model.doc.provider);
+  const { key, requestId, signal } = caller;
+  const ticket = await deps.admission.admit({ requestId, key, model, estimate: estimateOcrCost(model, source), stream: false });
+  const timeoutMs = deps.config.jobTimeoutMs;
+  let input;
+  try {
+    input = await loadDocument(request, source, {
+      maxBytes,
+      timeoutMs: Math.min(FETCH_TIMEOUT_MS, timeoutMs),
+      allowLoopback: deps.config.documentFetchAllowLoopback,
+      signal,
+      ...(deps.documentFetch ? { overrides: deps.documentFetch } : {}),
+    });
+  } catch (err) {
+    await ticket.release();
+    throw err;
+  }
+  const data: OcrJob = {
+    ...jobBase(requestId, key, model, timeoutMs),
+    op: 'recognize',
+    document: { name: 'document', filename: 'document', contentType: input.contentType, bytes: input.data.length, kind: input.kind },
+  };
+  const inputs = [{ name: 'document', data: input.data }];
+  const { result, cost } = await runMeteredJob(deps.jobs, ticket, { queue: 'ocr', data, inputs }, { timeoutMs, signal });
+  return {
+    model: model.id,
+    pages: result.pages,
+    usage_info: { pages_processed: result.usage.pagesProcessed, doc_size_bytes: result.usage.docSizeBytes },
+    usage: { cost: toUsdNumber(cost) },
+  };
+}

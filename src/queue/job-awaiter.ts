@@ -1,0 +1,144 @@
+import type { Queue, QueueEvents } from 'bullmq';
+import type { Logger } from 'pino';
+import { GatewayError } from '../errors/gateway-error.js';
+import { decodeJobError } from './job-error.js';
+import type { PayloadStore } from './payload-store.js';
+import type { QueueName } from './queue-names.js';
+
+/** How a job ended, as far as the web is concerned. */
+export type JobOutcome = { status: 'completed'; result: unknown } | { status: 'failed'; error: GatewayError };
+
+/** A registered wait: register before enqueueing, so no completion can slip past. */
+export interface PendingJob {
+  /** Resolves with the outcome; rejects on timeout (504) or when the signal fires. */
+  wait(timeoutMs: number, signal?: AbortSignal): Promise<JobOutcome>;
+  /** Stops waiting without an outcome (enqueueing failed). */
+  cancel(): void;
+}
+
+interface Waiter {
+  settle(outcome: JobOutcome): void;
+}
+
+const lost = (): JobOutcome => ({
+  status: 'failed',
+  error: new GatewayError('upstream_error', 'The job was lost before it finished; retry the request.'),
+});
+
+/**
+ * Waits for jobs to finish. The fast path is BullMQ's QueueEvents stream (one listener per
+ * queue and process, resuming from its last event id after a reconnect). The backstop is a
+ * poll of the stored result and the job's state every `pollMs`, so a missed or trimmed event
+ * costs latency, never a lost completion.
+ */
+export class JobAwaiter {
+  private readonly waiters = new Map<string, Set<Waiter>>();
+
+  constructor(
+    private readonly queues: Readonly<Record<QueueName, Queue>>,
+    events: Readonly<Record<QueueName, QueueEvents>>,
+    private readonly store: PayloadStore,
+    private readonly log: Logger,
+    private readonly pollMs = 1_000,
+  ) {
+    for (const [name, queueEvents] of Object.entries(events) as Array<[QueueName, QueueEvents]>) {
+      queueEvents.on('completed', ({ jobId }) => this.onEvent(name, jobId));
+      queueEvents.on('failed', ({ jobId, failedReason }) => {
+        this.resolve(name, jobId, { status: 'failed', error: decodeJobError(failedReason) });
+      });
+    }
+  }
+
+  /** Registers interest in a job that is about to be enqueued. */
+  register(queue: QueueName, jobId: string): PendingJob {
+    const key = `${queue}:${jobId}`;
+    let settle: (outcome: JobOutcome) => void = () => undefined;
+    const outcome = new Promise<JobOutcome>((resolve) => {
+      settle = resolve;
+    });
+    const waiter: Waiter = { settle: (o) => settle(o) };
+    const set = this.waiters.get(key) ?? new Set<Waiter>();
+    set.add(waiter);
+    this.waiters.set(key, set);
+    const unregister = (): void => {
+      set.delete(waiter);
+      if (set.size === 0 && this.waiters.get(key) === set) this.waiters.delete(key);
+    };
+    return {
+      wait: (timeoutMs, signal) => this.waitFor(queue, jobId, outcome, unregister, timeoutMs, signal),
+      cancel: unregister,
+    };
+  }
+
+  private async waitFor(
+    queue: QueueName,
+    jobId: string,
+    outcome: Promise<JobOutcome>,
+    unregister: () => void,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<JobOutcome> {
+    let poll: NodeJS.Timeout | undefined;
+    let deadline: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const schedulePoll = (): void => {
+      poll = setTimeout(() => {
+        void this.check(queue, jobId).then((o) => (o ? this.resolve(queue, jobId, o) : schedulePoll()));
+      }, this.pollMs);
+    };
+    try {
+      return await new Promise<JobOutcome>((resolve, reject) => {
+        outcome.then(resolve, reject);
+        deadline = setTimeout(
+          () => reject(new GatewayError('upstream_timeout', `The ${queue} job did not finish within ${timeoutMs} ms.`)),
+          timeoutMs,
+        );
+        if (signal) {
+          onAbort = () => reject(signal.reason ?? new Error('aborted'));
+          if (signal.aborted) onAbort();
+          else signal.addEventListener('abort', onAbort, { once: true });
+        }
+        schedulePoll();
+      });
+    } finally {
+      clearTimeout(poll);
+      clearTimeout(deadline);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+      unregister();
+    }
+  }
+
+  private onEvent(queue: QueueName, jobId: string): void {
+    if (!this.waiters.has(`${queue}:${jobId}`)) return;
+    // An undefined answer means Redis trouble; the poll will ask again.
+    void this.check(queue, jobId).then((o) => o && this.resolve(queue, jobId, o));
+  }
+
+  private resolve(queue: QueueName, jobId: string, outcome: JobOutcome): void {
+    const set = this.waiters.get(`${queue}:${jobId}`);
+    if (!set) return;
+    for (const waiter of set) waiter.settle(outcome);
+  }
+
+  /**
+   * Reads where a job stands: its stored result first (written before the job completes), then
+   * its BullMQ state. Undefined while it is still waiting, delayed or running.
+   */
+  async check(queue: QueueName, jobId: string): Promise<JobOutcome | undefined> {
+    try {
+      const result = await this.store.getResult(jobId);
+      if (result !== undefined) return { status: 'completed', result };
+      const job = await this.queues[queue].getJob(jobId);
+      const state = job ? await job.getState() : 'unknown';
+      if (job && state === 'failed') return { status: 'failed', error: decodeJobError(job.failedReason) };
+      if (state !== 'completed' && state !== 'unknown') return undefined;
+      // Finished or gone: a result written in between still counts.
+      const late = await this.store.getResult(jobId);
+      return late === undefined ? lost() : { status: 'completed', result: late };
+    } catch (err) {
+      // Redis trouble: keep waiting; the deadline still bounds the request.
+      this.log.warn({ err, queue, job_id: jobId }, 'job state check failed');
+      return undefined;
+    }
+  }
+}

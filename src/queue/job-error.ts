@@ -1,0 +1,50 @@
+import type { ErrorCode } from '../errors/error-table.js';
+import { ERROR_TABLE } from '../errors/error-table.js';
+import { GatewayError } from '../errors/gateway-error.js';
+
+/** Marks a BullMQ failure reason written by our processors (anything else came from BullMQ). */
+const MARKER = 'farebox-job-error:';
+
+/** Codes worth another attempt: the provider or a store may answer next time. */
+const TRANSIENT: ReadonlySet<ErrorCode> = new Set(['upstream_error', 'upstream_timeout', 'rate_limited', 'service_unavailable']);
+
+/** Whether a job failing with this error should be retried. */
+export function isTransient(err: GatewayError): boolean {
+  return TRANSIENT.has(err.code);
+}
+
+/**
+ * Encodes a GatewayError as an Error message. BullMQ keeps only a failure's message (as
+ * `failedReason`), so code, message, param and Retry-After travel inside it and the web
+ * rebuilds the same GatewayError the worker saw.
+ */
+export function encodeJobError(err: GatewayError): string {
+  return MARKER + JSON.stringify({ code: err.code, message: err.message, param: err.param, retryAfter: err.retryAfterSeconds });
+}
+
+function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_TABLE, value);
+}
+
+/**
+ * Rebuilds the GatewayError of a failed job. Reasons BullMQ wrote itself (a job that stalled
+ * too often, a lost lock) become a 502, since the work was attempted and did not finish.
+ */
+export function decodeJobError(failedReason: string | undefined): GatewayError {
+  if (failedReason?.startsWith(MARKER)) {
+    try {
+      const parsed = JSON.parse(failedReason.slice(MARKER.length)) as Record<string, unknown>;
+      if (isErrorCode(parsed.code) && typeof parsed.message === 'string') {
+        return new GatewayError(parsed.code, parsed.message, {
+          param: typeof parsed.param === 'string' ? parsed.param : null,
+          ...(typeof parsed.retryAfter === 'number' ? { retryAfterSeconds: parsed.retryAfter } : {}),
+        });
+      }
+    } catch {
+      // fall through to the generic error
+    }
+  }
+  return new GatewayError('upstream_error', 'The job failed before it could finish; retry the request.', {
+    cause: failedReason,
+  });
+}

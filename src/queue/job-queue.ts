@@ -1,0 +1,139 @@
+import { Queue, QueueEvents, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.js';
+import { waitReady } from '../redis/redis.js';
+import { JobAwaiter } from './job-awaiter.js';
+import type { JobDataMap, JobResultMap } from './job-types.js';
+import { PayloadStore, type PayloadInput } from './payload-store.js';
+import { closeConnection, producerConnection, workerConnection } from './queue-connections.js';
+import { QUEUE_NAMES, type QueueName } from './queue-names.js';
+
+/** Retry policy shared by every job: transient failures back off 0.5 s, 1 s; others fail at once. */
+export const JOB_OPTIONS: JobsOptions = {
+  attempts: 3,
+  backoff: { type: 'exponential', delay: 500 },
+  // The output lives in the PayloadStore, so the job itself is not needed once it completed.
+  removeOnComplete: true,
+  // Failed jobs stay a while so a web that missed the event can still read why.
+  removeOnFail: { age: 3_600, count: 1_000 },
+};
+
+/** How long inputs and outputs outlive the front door's wait, for stragglers and retries. */
+const PAYLOAD_GRACE_MS = 60_000;
+
+/** Options for tests and tuning. */
+export interface JobQueueOptions {
+  /** Backstop poll of job state while waiting; default 1 s. */
+  pollMs?: number;
+}
+
+/** How to run one job. */
+export interface RunOptions {
+  /** How long the front door waits before giving up (504). */
+  timeoutMs: number;
+  /** Fires when the client goes away. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The web's side of the queue path: stores inputs, enqueues with job id = request id (so a
+ * repeated enqueue is a no-op), waits for the outcome, and abandons the job when the front
+ * door gives up. It never charges anything: see `runMeteredJob`.
+ */
+export class JobQueue {
+  private constructor(
+    private readonly queues: Readonly<Record<QueueName, Queue>>,
+    private readonly events: Readonly<Record<QueueName, QueueEvents>>,
+    private readonly connections: Redis[],
+    readonly store: PayloadStore,
+    private readonly awaiter: JobAwaiter,
+  ) {}
+
+  /** Connects the producers and the event listeners and waits until they listen. */
+  static async open(config: Config, log: Logger, options: JobQueueOptions = {}): Promise<JobQueue> {
+    const producer = producerConnection(config.redisUrl, 'farebox-producer');
+    producer.on('error', (err) => log.debug({ err }, 'queue producer redis error'));
+    // BullMQ checks the server version as it constructs a queue; without an offline queue
+    // that check must find the connection ready.
+    await waitReady(producer);
+    const connections: Redis[] = [producer];
+    const queues = {} as Record<QueueName, Queue>;
+    const events = {} as Record<QueueName, QueueEvents>;
+    for (const name of QUEUE_NAMES) {
+      queues[name] = new Queue(name, { connection: producer, prefix: config.redisPrefix, defaultJobOptions: JOB_OPTIONS, skipWaitingForReady: true });
+      queues[name].on('error', (err) => log.debug({ err, queue: name }, 'queue error'));
+      const listener = workerConnection(config.redisUrl, `farebox-events-${name}`);
+      listener.on('error', (err) => log.debug({ err }, 'queue events redis error'));
+      connections.push(listener);
+      events[name] = new QueueEvents(name, { connection: listener, prefix: config.redisPrefix });
+      events[name].on('error', (err) => log.debug({ err, queue: name }, 'queue events error'));
+    }
+    await Promise.all(Object.values(events).map((e) => e.waitUntilReady()));
+    const store = new PayloadStore(producer, config.redisPrefix);
+    const awaiter = new JobAwaiter(queues, events, store, log, options.pollMs);
+    return new JobQueue(queues, events, connections, store, awaiter);
+  }
+
+  /** The BullMQ queue behind a name (inspection in tools and tests). */
+  queue(name: QueueName): Queue {
+    return this.queues[name];
+  }
+
+  /**
+   * Enqueues a job and waits for its result. On timeout or client abort the job is abandoned
+   * (removed if not started, marked cancelled otherwise, payloads dropped) and the error is
+   * rethrown; a failed job rethrows the GatewayError the worker reported.
+   */
+  async run<Q extends QueueName>(queue: Q, data: JobDataMap[Q], inputs: readonly PayloadInput[], options: RunOptions): Promise<JobResultMap[Q]> {
+    const id = data.requestId;
+    const inputNames = inputs.map((input) => input.name);
+    const pending = this.awaiter.register(queue, id);
+    try {
+      await this.store.putInputs(id, inputs, options.timeoutMs + PAYLOAD_GRACE_MS);
+      await this.queues[queue].add(data.op, data, { jobId: id });
+    } catch (err) {
+      pending.cancel();
+      await this.store.clear(id, inputNames).catch(() => undefined);
+      throw err;
+    }
+    let outcome;
+    try {
+      outcome = await pending.wait(options.timeoutMs, options.signal);
+    } catch (err) {
+      await this.abandon(queue, id, inputNames);
+      throw err;
+    }
+    if (outcome.status === 'failed') {
+      await this.store.clear(id, inputNames).catch(() => undefined);
+      throw outcome.error;
+    }
+    return outcome.result as JobResultMap[Q];
+  }
+
+  /** Drops a delivered request's payloads. */
+  async discard(requestId: string, inputNames: readonly string[]): Promise<void> {
+    await this.store.clear(requestId, inputNames);
+  }
+
+  /**
+   * Gives up on a job: a waiting or delayed job is removed outright; a running one is marked
+   * cancelled so its worker aborts and stores nothing. Best effort: Redis being down here
+   * leaves the TTLs and the job's deadline to clean up.
+   */
+  async abandon(queue: QueueName, requestId: string, inputNames: readonly string[]): Promise<void> {
+    try {
+      await this.store.markCancelled(requestId, PAYLOAD_GRACE_MS);
+      await this.queues[queue].remove(requestId);
+      await this.store.clear(requestId, inputNames);
+    } catch {
+      // see above
+    }
+  }
+
+  /** Closes listeners and producers. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...Object.values(this.events), ...Object.values(this.queues)].map((q) => q.close()));
+    await Promise.all(this.connections.map((c) => closeConnection(c)));
+  }
+}

@@ -1,0 +1,57 @@
+import type { AdmissionTicket } from '../limits/admission-types.js';
+import type { ChargeOutcome } from '../ledger/ledger-writer.js';
+import type { JobQueue, RunOptions } from './job-queue.js';
+import type { JobDataMap, JobResultMap } from './job-types.js';
+import type { PayloadInput } from './payload-store.js';
+import type { QueueName } from './queue-names.js';
+
+/** One job to run for an admitted request. */
+export interface MeteredJob<Q extends QueueName> {
+  queue: Q;
+  data: JobDataMap[Q];
+  inputs: readonly PayloadInput[];
+}
+
+/** A delivered job: its result and what the ledger recorded for it. */
+export interface MeteredResult<Q extends QueueName> {
+  result: JobResultMap[Q];
+  cost: bigint;
+  charge: ChargeOutcome;
+}
+
+/**
+ * Runs a queued job for an admitted request and settles its cost. Who charges, and why:
+ * the worker only meters (it stores the output with its units and cost); the web charges,
+ * through the admission ticket, once it holds the result and is about to deliver it.
+ * - Charged at most once: the ticket's settle writes the ledger idempotently by request id
+ *   (= job id), and only the one web request that owns the ticket settles. A job retried
+ *   after a provider error, or re-run after its worker was killed (stalled-job recovery),
+ *   produces outputs but never a charge of its own.
+ * - Never charged for an undelivered result: on timeout, client disconnect or job failure
+ *   the ticket is released without a charge and the job is abandoned; a result that arrives
+ *   later is discarded by TTL. A worker dying mid-job cannot leave a charge behind.
+ * - Durable before reported: settle resolves after the ledger transaction commits, and only
+ *   then does the caller write `usage.cost` to the client.
+ * The upstream cost of abandoned work is the operator's, never the client's.
+ */
+export async function runMeteredJob<Q extends QueueName>(
+  jobs: JobQueue,
+  ticket: AdmissionTicket,
+  job: MeteredJob<Q>,
+  options: RunOptions,
+): Promise<MeteredResult<Q>> {
+  const inputNames = job.inputs.map((input) => input.name);
+  let result: JobResultMap[Q];
+  try {
+    result = await jobs.run(job.queue, job.data, job.inputs, options);
+    if (options.signal?.aborted) throw options.signal.reason ?? new Error('client disconnected');
+  } catch (err) {
+    await ticket.release();
+    void jobs.discard(job.data.requestId, inputNames).catch(() => undefined);
+    throw err;
+  }
+  const cost = BigInt(result.cost);
+  const charge = await ticket.settle(cost, result.units);
+  void jobs.discard(job.data.requestId, inputNames).catch(() => undefined);
+  return { result, cost, charge };
+}

@@ -1,0 +1,40 @@
+import { Redis } from 'ioredis';
+
+/**
+ * A connection for producers (web): while Redis is unreachable commands fail at once (no
+ * offline queue, one retry) so a request answers 503 instead of hanging; the client keeps
+ * reconnecting in the background.
+ */
+export function producerConnection(url: string, name: string): Redis {
+  return new Redis(url, {
+    connectionName: name,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+  });
+}
+
+/**
+ * A connection for workers and event listeners: BullMQ requires `maxRetriesPerRequest: null`
+ * for blocking commands, and these processes should wait out a Redis restart, so commands
+ * queue while disconnected and the client reconnects forever.
+ */
+export function workerConnection(url: string, name: string): Redis {
+  return new Redis(url, {
+    connectionName: name,
+    maxRetriesPerRequest: null,
+    enableOfflineQueue: true,
+    connectTimeout: 5_000,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+  });
+}
+
+/** Closes a connection, falling back to a hard disconnect when QUIT cannot be sent. */
+export async function closeConnection(redis: Redis): Promise<void> {
+  try {
+    await redis.quit();
+  } catch {
+    redis.disconnect();
+  }
+}

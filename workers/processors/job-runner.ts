@@ -1,0 +1,97 @@
+import { UnrecoverableError, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import { classifyError } from '../../src/errors/classify-error.js';
+import { GatewayError } from '../../src/errors/gateway-error.js';
+import { encodeJobError, isTransient } from '../../src/queue/job-error.js';
+import type { AnyJobData, BlobRef, JobSummary } from '../../src/queue/job-types.js';
+import type { PayloadStore } from '../../src/queue/payload-store.js';
+import type { ProviderRegistry } from '../../src/providers/registry.js';
+import type { ImageFile } from '../../src/providers/images/image-types.js';
+
+/** What processors need. */
+export interface ProcessorContext {
+  readonly store: PayloadStore;
+  readonly providers: Pick<ProviderRegistry, 'images' | 'ocr'>;
+  readonly log: Logger;
+  /** How often a running job checks whether the web gave up on it. */
+  readonly cancelPollMs?: number;
+}
+
+/** What a processor's work produced: the full output to store and its small summary. */
+export interface JobWork {
+  result: { cost: string };
+  summary: JobSummary;
+}
+
+/** An error that no retry can fix (inputs gone, request abandoned): fail the job at once. */
+class PermanentJobError extends Error {
+  constructor(readonly error: GatewayError) {
+    super(error.message);
+  }
+}
+
+/** How long a stored output outlives the job's deadline. */
+const RESULT_GRACE_MS = 60_000;
+
+function jobFailure(thrown: unknown, abandoned: boolean): Error {
+  if (thrown instanceof PermanentJobError) return new UnrecoverableError(encodeJobError(thrown.error));
+  const err = classifyError(thrown);
+  // A cancelled or timed-out job has nobody waiting: retrying would only burn upstream money.
+  if (abandoned || !isTransient(err)) return new UnrecoverableError(encodeJobError(err));
+  return new Error(encodeJobError(err));
+}
+
+/** Reads one stored input; a missing one means the request expired or was abandoned. */
+export async function loadBlob(ctx: ProcessorContext, requestId: string, ref: BlobRef): Promise<ImageFile> {
+  const data = await ctx.store.getInput(requestId, ref.name);
+  if (data === null) {
+    throw new PermanentJobError(new GatewayError('upstream_timeout', 'The request expired before its job could run.'));
+  }
+  return { data, filename: ref.filename, contentType: ref.contentType };
+}
+
+function abandonedError(): PermanentJobError {
+  return new PermanentJobError(new GatewayError('upstream_timeout', 'The request was abandoned before its job finished.'));
+}
+
+/**
+ * Runs a job's work with the rules every processor shares: refuse work nobody waits for
+ * (past the deadline or cancelled by the web), abort the provider call when that happens
+ * mid-job, store the output under the request id before completing (the web reads it from
+ * there), and turn errors into retryable or unrecoverable BullMQ failures that carry the
+ * GatewayError for the web. Nothing is charged here; see `runMeteredJob`.
+ */
+export async function runJob(job: Job<AnyJobData>, ctx: ProcessorContext, work: (signal: AbortSignal) => Promise<JobWork>): Promise<JobSummary> {
+  const { requestId, deadline } = job.data;
+  const controller = new AbortController();
+  const untilDeadline = deadline - Date.now();
+  let abandoned = untilDeadline <= 0;
+  const deadlineTimer = setTimeout(() => {
+    abandoned = true;
+    controller.abort(new Error('job deadline passed'));
+  }, Math.max(0, untilDeadline));
+  const watch = setInterval(() => {
+    void ctx.store.isCancelled(requestId).then(
+      (cancelled) => {
+        if (!cancelled) return;
+        abandoned = true;
+        controller.abort(new Error('job cancelled'));
+      },
+      () => undefined,
+    );
+  }, ctx.cancelPollMs ?? 500);
+  try {
+    if (abandoned || (await ctx.store.isCancelled(requestId))) throw abandonedError();
+    const done = await work(controller.signal);
+    if (abandoned || (await ctx.store.isCancelled(requestId))) throw abandonedError();
+    await ctx.store.putResult(requestId, done.result, Math.max(0, deadline - Date.now()) + RESULT_GRACE_MS);
+    return done.summary;
+  } catch (thrown) {
+    const failure = jobFailure(thrown, abandoned);
+    ctx.log.info({ request_id: requestId, queue: job.queueName, attempt: job.attemptsMade + 1, reason: failure.message }, 'job attempt failed');
+    throw failure;
+  } finally {
+    clearTimeout(deadlineTimer);
+    clearInterval(watch);
+  }
+}
