@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { createDeps } from './deps.js';
+import { closeUpstreamAgents } from './providers/http/upstream-client.js';
 import { boot } from './runtime/boot.js';
 import { onShutdown } from './runtime/shutdown.js';
 
@@ -18,4 +19,5 @@ onShutdown(log, config.shutdownGraceMs, async () => {
     server.closeIdleConnections();
   });
   await deps.close();
+  await closeUpstreamAgents();
 });
