@@ -73,3 +73,79 @@ describe('limits shared across web processes', () => {
     }
   });
 });
+
+/** A chat completion through the real route, with local/echo test directives in the prompt. */
+function chat(url: string, raw: string, content: string, extra: Record<string, unknown> = {}) {
+  return call(url, 'POST', '/v1/chat/completions', { token: raw, body: { model: 'local/echo', messages: [{ role: 'user', content }], ...extra } });
+}
+
+const nanoOf = (usdNumber: number): bigint => BigInt(Math.round(usdNumber * 1e9));
+
+describe('chat completions across two real web processes', () => {
+  it('admits exactly rpm of 50 parallel chats, with rate headers and Retry-After on the rest', async () => {
+    const { raw } = await accountWithKey(webs[0]!.url, 1, { limits: { rpm: 10 } });
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => chat(webs[i % 2]!.url, raw, `hello ${i}`)));
+    const ok = results.filter((r) => r.status === 200);
+    expect(ok).toHaveLength(10);
+    for (const r of results.filter((x) => x.status !== 200)) {
+      expect(r.status).toBe(429);
+      expect(r.body.error.code).toBe('rate_limited');
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(r.headers.get('x-ratelimit-limit')).toBe('10');
+      expect(r.headers.get('x-ratelimit-remaining')).toBe('0');
+    }
+    for (const r of ok) expect(r.headers.get('x-ratelimit-limit')).toBe('10');
+  });
+
+  it('keeps at most concurrent_streams streams open across processes and frees a slot on disconnect', async () => {
+    const { raw } = await accountWithKey(webs[0]!.url, 1, { limits: { concurrent_streams: 3 } });
+    const open = async (url: string) => {
+      const abort = new AbortController();
+      const res = await fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${raw}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'local/echo', stream: true, messages: [{ role: 'user', content: 'long [[local:slow=500]] [[local:chunks=40]]' }] }),
+        signal: abort.signal,
+      });
+      const body = res.status === 200 ? undefined : ((await res.json()) as { error: { code: string } });
+      return { status: res.status, code: body?.error.code, retryAfter: res.headers.get('retry-after'), close: () => abort.abort() };
+    };
+    const streams = await Promise.all(Array.from({ length: 10 }, (_, i) => open(webs[i % 2]!.url)));
+    const admitted = streams.filter((s) => s.status === 200);
+    expect(admitted).toHaveLength(3);
+    for (const s of streams.filter((x) => x.status !== 200)) {
+      expect(s.code).toBe('too_many_concurrent');
+      expect(Number(s.retryAfter)).toBeGreaterThanOrEqual(1);
+    }
+    admitted[0]?.close();
+    let next = await open(webs[1]!.url);
+    for (let i = 0; i < 40 && next.status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      next = await open(webs[i % 2]!.url);
+    }
+    expect(next.status).toBe(200);
+    for (const s of [...admitted, next]) s.close();
+  });
+
+  it('meters 100 concurrent chats on $0.01 exactly: reported costs equal the ledger, then 402', async () => {
+    const { accountId, raw } = await accountWithKey(webs[0]!.url, 0.01);
+    const prompt = 'x '.repeat(400);
+    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => chat(webs[i % 2]!.url, raw, `${prompt} ${i}`, { max_tokens: 50 })));
+    const ok = results.filter((r) => r.status === 200);
+    expect(ok.length).toBeGreaterThan(0);
+    for (const r of results.filter((x) => x.status !== 200)) expect(r.body.error.code).toBe('insufficient_credits');
+    const reported = ok.reduce((t, r) => t + nanoOf(r.body.usage.cost as number), 0n);
+    const entries = await a.deps.c.ledger.find({ account_id: accountId }).toArray();
+    const charges = entries.filter((e) => e.kind === 'charge');
+    const charged = charges.reduce((t, e) => t + e.charged, 0n);
+    const credit = entries.reduce((t, e) => t + e.credit, 0n);
+    expect(charges).toHaveLength(ok.length);
+    expect(charges.reduce((t, e) => t + e.cost, 0n)).toBe(reported);
+    expect((await a.deps.accounts.get(accountId)).balance).toBe(credit - charged);
+    // Whatever the holds left unspent is used up one request at a time, then 402.
+    let status = 200;
+    for (let i = 0; i < 40 && status === 200; i++) status = (await chat(webs[i % 2]!.url, raw, prompt, { max_tokens: 50 })).status;
+    expect(status).toBe(402);
+    expect((await a.deps.accounts.get(accountId)).balance).toBe(0n);
+  });
+});

@@ -109,6 +109,22 @@ describe('free tier', () => {
     expect(ledger.every((e) => e.charged === 0n)).toBe(true);
   });
 
+  it('unlocks paid models and refills the available balance as soon as the account tops up', async () => {
+    const { accountId, raw } = await accountWithKey(gw.url, 0);
+    const paid = { model: 'local/echo', estimate: 5_000_000n, cost: 5_000_000n };
+    expect((await charge(gw.url, raw, paid)).status).toBe(403);
+    await adminClient(gw.url).topup(accountId, '0.005');
+    let first = await charge(gw.url, raw, paid);
+    for (let i = 0; i < 20 && first.status === 403; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      first = await charge(gw.url, raw, paid);
+    }
+    expect(first.status).toBe(200);
+    expect((await charge(gw.url, raw, paid)).status).toBe(402);
+    await adminClient(gw.url).topup(accountId, '0.005');
+    expect((await charge(gw.url, raw, paid)).status).toBe(200);
+  });
+
   it('refuses models outside a key allowlist', async () => {
     const { raw } = await accountWithKey(gw.url, 1, { limits: { models: ['local/echo-free'] } });
     const refused = await charge(gw.url, raw, { model: 'local/echo' });
