@@ -95,6 +95,12 @@ export async function streamChat(deps: ChatServiceDeps, admitted: AdmittedChat, 
     await settlement.release();
     throw toGatewayError(err);
   }
+  if (sink.closed) {
+    // The client left before anything was sent: like a failed call, nothing is owed.
+    await iterator.return?.().catch(() => undefined);
+    await settlement.release();
+    return;
+  }
   deps.metrics?.streamOpened();
   const produced = new ProducedText();
   try {

@@ -115,3 +115,18 @@ describe('streamChat', () => {
     expect(state().finished).toBe(true);
   });
 });
+
+describe('streamChat before the stream opened', () => {
+  it('charges nothing when the client left before the first item arrived', async () => {
+    const journal: Journal = [];
+    const { ticket, settles, releases } = recordingTicket(journal);
+    const { sink, state } = memorySink(journal, 0);
+    await sink.send({ probe: true });
+    const { chat, seen } = scripted([delta('late'), usage(10, 5)]);
+    await streamChat(serviceDeps(), admitted(chat, ticket, { stream: true }), sink, new AbortController().signal);
+    expect(state().opened).toBe(false);
+    expect(settles).toHaveLength(0);
+    expect(releases()).toBe(1);
+    expect(seen.returned).toBe(true);
+  });
+});
