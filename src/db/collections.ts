@@ -26,10 +26,10 @@ export function collections(db: Db): Collections {
 
 /** Creates the indexes the gateway relies on (idempotent; run by the release step). */
 export async function ensureIndexes(c: Collections): Promise<void> {
-  await Promise.all([
-    c.keys.createIndex({ hash: 1 }, { unique: true }),
-    c.keys.createIndex({ account_id: 1, created_at: -1 }),
-    c.ledger.createIndex({ account_id: 1, created_at: -1, _id: -1 }),
-    c.keySpend.createIndex({ expires_at: 1 }, { expireAfterSeconds: 0 }),
-  ]);
+  // One at a time: concurrent createIndex calls that implicitly create the same collection
+  // conflict inside mongod, and the mongod that runs under Wine crashes on that conflict.
+  await c.keys.createIndex({ hash: 1 }, { unique: true });
+  await c.keys.createIndex({ account_id: 1, created_at: -1 });
+  await c.ledger.createIndex({ account_id: 1, created_at: -1, _id: -1 });
+  await c.keySpend.createIndex({ expires_at: 1 }, { expireAfterSeconds: 0 });
 }
