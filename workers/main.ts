@@ -1,13 +1,11 @@
 import { createDeps } from '../src/deps.js';
-import { buildProviderRegistry } from '../src/providers/provider-factories.js';
 import { boot } from '../src/runtime/boot.js';
 import { onShutdown } from '../src/runtime/shutdown.js';
 import { startWorkers } from './start-workers.js';
 
 const { config, log } = boot('worker');
 const deps = await createDeps(config, log);
-const providers = await buildProviderRegistry(config);
-const workers = await startWorkers(deps, { providers });
+const workers = await startWorkers(deps);
 log.info({ concurrency: config.workerConcurrency, queues: workers.names }, 'worker started');
 
 onShutdown(log, config.shutdownGraceMs, async () => {

@@ -16,11 +16,6 @@ export interface RunningWorkers {
   close(): Promise<void>;
 }
 
-/** What the workers need beyond the composition root. */
-export interface StartWorkersOptions {
-  providers: Pick<ProviderRegistry, 'images' | 'ocr'>;
-}
-
 /** Lock and stall-check timing of the workers. */
 export interface StallSettings {
   lockDuration: number;
@@ -44,7 +39,7 @@ export function stallSettings(jobTimeoutMs: number): StallSettings {
  * it). `close()` stops taking jobs and waits for running ones; jobs still running when the
  * process is killed are recovered by another worker's stall check.
  */
-export async function startWorkers(deps: Pick<Deps, 'config' | 'log'>, options: StartWorkersOptions): Promise<RunningWorkers> {
+export async function startWorkers(deps: Pick<Deps, 'config' | 'log'> & { readonly providers: Pick<ProviderRegistry, 'images' | 'ocr'> }): Promise<RunningWorkers> {
   const { config, log } = deps;
   const connections: Redis[] = [];
   const connect = (name: string): Redis => {
@@ -55,7 +50,7 @@ export async function startWorkers(deps: Pick<Deps, 'config' | 'log'>, options: 
   };
   const ctx: ProcessorContext = {
     store: new PayloadStore(connect('farebox-worker-payloads'), config.redisPrefix),
-    providers: options.providers,
+    providers: deps.providers,
     log,
   };
   const timing = stallSettings(config.jobTimeoutMs);

@@ -3,7 +3,6 @@ import { loadConfig } from '../../../src/config/config.js';
 import { findCharge } from '../../../src/ledger/ledger-writer.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { queuedRouters } from '../../../src/http/routes/images/queued-routers.js';
-import { buildProviderRegistry } from '../../../src/providers/provider-factories.js';
 import { JobQueue } from '../../../src/queue/job-queue.js';
 import type { QueuedServiceDeps } from '../../../src/queue/queued-service-deps.js';
 import type { LedgerDoc } from '../../../src/ledger/ledger-types.js';
@@ -41,7 +40,7 @@ export async function startQueueGateway(options: QueueGatewayOptions = {}): Prom
     env,
     extensions: (deps) => ({ routers: queuedRouters({ ...deps, ...(options.documentFetch ? { documentFetch: options.documentFetch } : {}) }, jobs) }),
   });
-  const workers = options.workers === false ? undefined : await startWorkers(gw.deps, { providers: await buildProviderRegistry(config) });
+  const workers = options.workers === false ? undefined : await startWorkers(gw.deps);
   const admin = adminClient(gw.url);
   return {
     gw,
