@@ -12,6 +12,8 @@ export interface ServiceProcess {
   exitReason(): string | undefined;
   /** The end of the log file, for error messages. */
   logTail(lines?: number): string;
+  /** Marks the coming exit as requested, so it is not reported as a crash. */
+  markStopping(): void;
 }
 
 /** Options for {@link spawnService}. */
@@ -21,6 +23,10 @@ export interface SpawnServiceOptions {
   readonly logFile: string;
   readonly env?: NodeJS.ProcessEnv;
   readonly cwd?: string;
+  /** Name used when reporting an exit nobody asked for. */
+  readonly name: string;
+  /** Receives that report (with the log's last lines), so a crash mid-run is not silent. */
+  readonly log: (message: string) => void;
 }
 
 /**
@@ -30,6 +36,8 @@ export interface SpawnServiceOptions {
 export function spawnService(options: SpawnServiceOptions): ServiceProcess {
   const fd = fs.openSync(options.logFile, 'a');
   let reason: string | undefined;
+  let stopping = false;
+  const tail = (lines = 15): string => readTail(options.logFile, lines);
   const child = spawn(options.command, [...options.args], {
     cwd: options.cwd,
     env: options.env,
@@ -43,6 +51,7 @@ export function spawnService(options: SpawnServiceOptions): ServiceProcess {
     });
     child.once('exit', (code, signal) => {
       reason = signal ? `exited on signal ${signal}` : `exited with code ${String(code)}`;
+      if (!stopping) options.log(`${options.name} ${reason} unexpectedly; end of ${options.logFile}:\n${tail()}`);
       resolve();
     });
   });
@@ -51,7 +60,10 @@ export function spawnService(options: SpawnServiceOptions): ServiceProcess {
     logFile: options.logFile,
     exited,
     exitReason: () => reason,
-    logTail: (lines = 15) => readTail(options.logFile, lines),
+    logTail: tail,
+    markStopping: () => {
+      stopping = true;
+    },
   };
 }
 
@@ -70,6 +82,7 @@ export async function waitForExit(service: ServiceProcess, timeoutMs: number): P
 
 /** Sends `signal`, then SIGKILL if the process is still there after `graceMs`. */
 export async function terminate(service: ServiceProcess, signal: NodeJS.Signals, graceMs: number): Promise<void> {
+  service.markStopping();
   if (service.exitReason() !== undefined) return;
   service.child.kill(signal);
   if (await waitForExit(service, graceMs)) return;

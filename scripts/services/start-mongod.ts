@@ -38,6 +38,8 @@ export async function startMongod(options: StartMongodOptions): Promise<RunningS
     args: mongodArgs(options.binary, dbDir, options.port),
     logFile: path.join(options.dataDir, 'mongod.log'),
     env: wineEnv(options.winePrefix, options.env),
+    name: `mongod on port ${options.port}`,
+    log,
   });
   const stop = runOnce(() => stopMongod(proc, url, options));
   try {
@@ -73,6 +75,7 @@ function mongodArgs(binary: string, dbDir: string, port: number): string[] {
  * prefix's wineserver so no Wine helper outlives us when we were its only user.
  */
 async function stopMongod(proc: ServiceProcess, url: string, options: StartMongodOptions): Promise<void> {
+  proc.markStopping();
   if (proc.exitReason() === undefined) {
     await requestShutdown(url);
     if (!(await waitForExit(proc, 30_000))) await terminate(proc, 'SIGKILL', 5_000);

@@ -27,6 +27,8 @@ export async function startRedis(options: StartRedisOptions): Promise<RunningSer
     args: redisArgs(options),
     logFile: path.join(options.dataDir, 'redis.log'),
     env: options.env,
+    name: `redis-server on port ${options.port}`,
+    log,
   });
   // SIGTERM makes redis-server save (when persistent) and exit cleanly.
   const stop = runOnce(() => terminate(proc, 'SIGTERM', 10_000));
