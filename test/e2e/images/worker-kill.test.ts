@@ -1,0 +1,70 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminClient, call } from '../../helpers/admin-client.js';
+import { spawnWeb, type WebProcess } from '../../helpers/spawn-web.js';
+import { startTestGateway, testEnv, type TestGateway } from '../../helpers/test-gateway.js';
+import { spawnWorker, type WorkerProcess } from './spawn-worker.js';
+
+let setup: TestGateway;
+let web: WebProcess;
+const workers: WorkerProcess[] = [];
+let env: Record<string, string>;
+let rawKey: string;
+let redis: Redis;
+let queue: Queue;
+
+beforeAll(async () => {
+  // A 60 s front-door wait gives a 6 s lock: a killed worker's job is back within seconds.
+  env = testEnv({ LOG_LEVEL: 'warn', JOB_TIMEOUT_MS: '60000', WORKER_CONCURRENCY: '1' });
+  setup = await startTestGateway({ env });
+  const admin = adminClient(setup.url);
+  const accountId = await admin.createAccount();
+  await admin.topup(accountId, 5);
+  rawKey = (await admin.mintKey(accountId)).raw;
+  web = await spawnWeb(env);
+  redis = new Redis(setup.config.redisUrl, { maxRetriesPerRequest: null });
+  queue = new Queue('images', { connection: redis, prefix: setup.config.redisPrefix });
+}, 180_000);
+afterAll(async () => {
+  await queue?.close();
+  redis?.disconnect();
+  await Promise.all([web?.stop(), ...workers.map((w) => w.stop())]);
+  await setup?.close();
+});
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('a worker killed mid-job', () => {
+  it('is recovered by another worker: the client gets its images and the ledger holds one charge', async () => {
+    const first = await spawnWorker(env);
+    workers.push(first);
+    // Eight 2048x2048 renders: several seconds of work, cancellable between images.
+    const pending = call(web.url, 'POST', '/v1/images/generations', {
+      token: rawKey,
+      body: { model: 'local/canvas-image', prompt: 'recover me '.repeat(30), n: 8, size: '2048x2048' },
+    });
+    await until('the first worker to take the job', async () => (await queue.getActiveCount()) === 1);
+    await first.kill();
+    const second = await spawnWorker(env);
+    workers.push(second);
+
+    const res = await pending;
+    expect(res.status).toBe(200);
+    expect(res.body.data).toHaveLength(8);
+    expect(res.body.usage.cost).toBe(0.016);
+    const requestId = res.headers.get('x-service-request-id') ?? '';
+    // The second worker found the job stalled and ran it again.
+    const stalled = second.output().split('\n').find((line) => line.includes('stalled job moved back to wait'));
+    expect(stalled).toContain(requestId);
+    const entries = await setup.deps.c.ledger.find({ _id: requestId }).toArray();
+    expect(entries).toHaveLength(1);
+    expect(entries[0]?.cost).toBe(16_000_000n);
+  }, 120_000);
+});
