@@ -39,7 +39,7 @@ export async function recognizeDocument(deps: QueuedServiceDeps, caller: OcrCall
   const model = resolveModel(deps.catalog, request.model, 'ocr');
   deps.providers?.ocr(model.doc.provider);
   const { key, requestId, signal } = caller;
-  const ticket = await deps.admission.admit({ requestId, key, model, estimate: estimateOcrCost(model, source), stream: false });
+  const ticket = await deps.admission.admit({ requestId, key, model, estimate: await estimateOcrCost(model, source), stream: false });
   const timeoutMs = deps.config.jobTimeoutMs;
   let input;
   try {
