@@ -4,6 +4,7 @@ import Koa from 'koa';
 import { koaBody } from 'koa-body';
 import type { Deps } from './deps.js';
 import { GatewayError } from './errors/gateway-error.js';
+import { serializeError } from './errors/serialize.js';
 import { accessLog } from './http/middleware/access-log.js';
 import { errorBoundary } from './http/middleware/error-boundary.js';
 import { rateLimit } from './http/middleware/rate-limit.js';
@@ -26,9 +27,15 @@ export interface AppExtensions {
 
 const EXPOSED_HEADERS = [REQUEST_ID_HEADER, 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
 
+/**
+ * Answers 404 without throwing, so the routers' `allowedMethods` (which look at the status
+ * on the way back) can still turn a known path with the wrong method into 405.
+ */
 function notFound(): Koa.Middleware<GatewayState> {
   return async function notFoundMiddleware(ctx) {
-    throw new GatewayError('not_found', `No route for ${ctx.method} ${ctx.path}`);
+    const err = new GatewayError('not_found', `No route for ${ctx.method} ${ctx.path}`);
+    ctx.status = err.status;
+    ctx.body = serializeError(err);
   };
 }
 

@@ -17,6 +17,8 @@ export async function connectMongo(uri: string, dbName: string): Promise<Mongo> 
     serverSelectionTimeoutMS: 5_000,
     maxPoolSize: 50,
     retryWrites: true,
+    // Plain polling instead of long-polled `hello` streams: simpler on every server build.
+    serverMonitoringMode: 'poll',
   });
   await client.connect();
   return { client, db: client.db(dbName), close: () => client.close() };

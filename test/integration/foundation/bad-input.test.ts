@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, call } from '../../helpers/admin-client.js';
-import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from '../../helpers/test-gateway.js';
+import { startTestGateway, testEnv, TEST_ADMIN_TOKEN, type TestGateway } from '../../helpers/test-gateway.js';
 
 let gw: TestGateway;
 let accountId: string;
 
 beforeAll(async () => {
-  gw = await startTestGateway({ env: undefined });
+  gw = await startTestGateway({ env: testEnv({ JSON_BODY_LIMIT_BYTES: '4096' }) });
   accountId = await adminClient(gw.url).createAccount();
 });
 afterAll(async () => gw?.close());
