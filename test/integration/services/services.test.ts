@@ -1,7 +1,23 @@
 import { Redis } from 'ioredis';
 import { MongoClient, type Db } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MONGO_URI_ENV, REDIS_URL_ENV } from '../../setup/provided-context.js';
 import { testMongoUri, testRedisUrl, uniqueName } from '../../setup/test-context.js';
+
+describe('service URLs', () => {
+  it('reach processes the tests spawn through the environment', () => {
+    expect(process.env[REDIS_URL_ENV]).toBe(testRedisUrl());
+    expect(process.env[MONGO_URI_ENV]).toBe(testMongoUri());
+    expect(testMongoUri()).toMatch(/^mongodb:\/\//);
+    expect(testRedisUrl()).toMatch(/^rediss?:\/\//);
+  });
+
+  it('gives every caller its own database name', () => {
+    const names = new Set(Array.from({ length: 50 }, () => uniqueName('Ledger Tests.v2')));
+    expect(names.size).toBe(50);
+    for (const name of names) expect(name).toMatch(/^ledger_tests_v2_[a-z0-9]+_[0-9a-f]{10}$/);
+  });
+});
 
 describe('Redis from the services setup', () => {
   let redis: Redis;
