@@ -67,4 +67,20 @@ describe('a worker killed mid-job', () => {
     expect(entries).toHaveLength(1);
     expect(entries[0]?.cost).toBe(16_000_000n);
   }, 120_000);
+
+  it('SIGTERM lets a worker finish its running job before it exits', async () => {
+    await Promise.all(workers.map((w) => w.stop()));
+    const worker = await spawnWorker(env);
+    workers.push(worker);
+    const pending = call(web.url, 'POST', '/v1/images/generations', {
+      token: rawKey,
+      body: { model: 'local/canvas-image', prompt: 'finish me', n: 3, size: '2048x2048' },
+    });
+    await until('the worker to take the job', async () => (await queue.getActiveCount()) === 1);
+    await worker.stop();
+    const res = await pending;
+    expect(res.status).toBe(200);
+    expect(res.body.data).toHaveLength(3);
+    expect(worker.output()).toContain('"msg":"shutting down"');
+  }, 120_000);
 });

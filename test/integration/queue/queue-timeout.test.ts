@@ -64,3 +64,42 @@ describe('front-door timeout while a worker runs the job', () => {
     }
   });
 });
+
+describe('client disconnect while a worker runs the job', () => {
+  it('cancels the job, releases the hold and charges nothing', async () => {
+    const running = await startQueueGateway({ env: { JOB_TIMEOUT_MS: '60000' } });
+    try {
+      const funded = await running.fundedKey();
+      const keyDoc = await running.gw.deps.c.keys.findOne({ account_id: funded.accountId });
+      if (!keyDoc) throw new Error('key not found');
+      const queue = running.jobs.queue('images');
+      const controller = new AbortController();
+      const request = fetch(`${running.gw.url}/v1/images/generations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${funded.raw}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'local/canvas-image', prompt: 'abandoned', n: 8, size: '2048x2048' }),
+        signal: controller.signal,
+      }).catch(() => undefined);
+      let active = await queue.getActive();
+      for (let i = 0; i < 200 && active.length === 0; i += 1) {
+        await new Promise((r) => setTimeout(r, 50));
+        active = await queue.getActive();
+      }
+      const requestId = active[0]?.id ?? '';
+      expect(requestId).not.toBe('');
+      controller.abort();
+      await request;
+      let state = await queue.getJobState(requestId);
+      for (let i = 0; i < 100 && state === 'active'; i += 1) {
+        await new Promise((r) => setTimeout(r, 100));
+        state = await queue.getJobState(requestId);
+      }
+      expect(state).toBe('failed');
+      expect(await running.charge(requestId)).toBeNull();
+      expect(await running.jobs.store.getResult(requestId)).toBeUndefined();
+      expect((await running.gw.deps.admission.liveUsage(keyDoc)).heldUsd).toBe(0n);
+    } finally {
+      await running.close();
+    }
+  });
+});
