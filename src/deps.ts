@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { AccountService } from './accounts/account-service.js';
 import { systemClock, type Clock } from './billing/periods.js';
@@ -88,9 +87,4 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
       await mongo.close();
     },
   };
-}
-
-/** Reads the seed catalog file named by the config. */
-export async function readSeedCatalog(path: string): Promise<unknown> {
-  return JSON.parse(await readFile(path, 'utf8')) as unknown;
 }

@@ -24,10 +24,15 @@ export function collections(db: Db): Collections {
   };
 }
 
-/** Creates the indexes the gateway relies on (idempotent; run by the release step). */
-export async function ensureIndexes(c: Collections): Promise<void> {
-  // One at a time: concurrent createIndex calls that implicitly create the same collection
-  // conflict inside mongod, and the mongod that runs under Wine crashes on that conflict.
+/**
+ * Creates the collections and the indexes the gateway relies on (idempotent; run by the
+ * release step). One at a time on purpose: creating the same new collection from concurrent
+ * operations crashes some mongod builds (seen with 7.0 under Wine), and this is not a hot path.
+ */
+export async function ensureIndexes(db: Db): Promise<void> {
+  const c = collections(db);
+  const existing = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((x) => x.name));
+  for (const { collectionName } of Object.values(c)) if (!existing.has(collectionName)) await db.createCollection(collectionName);
   await c.keys.createIndex({ hash: 1 }, { unique: true });
   await c.keys.createIndex({ account_id: 1, created_at: -1 });
   await c.ledger.createIndex({ account_id: 1, created_at: -1, _id: -1 });

@@ -2,14 +2,10 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
 import { createApp, type AppExtensions } from '../../src/app.js';
 import type { Clock } from '../../src/billing/periods.js';
-import { CatalogRepository } from '../../src/catalog/catalog-repository.js';
-import { seedModelSchema } from '../../src/catalog/model-schema.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
-import { collections, ensureIndexes } from '../../src/db/collections.js';
+import { prepareDatabase as prepareSchema } from '../../src/db/prepare-database.js';
 import { createDeps, type Deps } from '../../src/deps.js';
 import { createLogger } from '../../src/log/logger.js';
 import { testMongoUri, testRedisUrl, uniqueName } from '../setup/test-context.js';
@@ -44,10 +40,7 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
 
 /** Runs what the release step runs: indexes and the seed catalog. */
 export async function prepareDatabase(deps: Deps): Promise<void> {
-  const c = collections(deps.mongo.db);
-  await ensureIndexes(c);
-  const seed = z.array(seedModelSchema).parse(JSON.parse(await readFile(deps.config.catalogFile, 'utf8')));
-  await new CatalogRepository(c.models).sync(seed);
+  await prepareSchema(deps.mongo.db, deps.config.catalogFile);
   await deps.catalog.reload();
 }
 
