@@ -6,6 +6,10 @@
 # or when REDIS_URL and MONGODB_URI point at existing servers.
 set -euo pipefail
 
+if [[ -n "${REDIS_URL:-}" && -n "${MONGODB_URI:-}" ]]; then
+  exit 0  # existing servers are given; nothing local is needed
+fi
+
 packages=()
 command -v wine >/dev/null 2>&1 && command -v wineserver >/dev/null 2>&1 || packages+=(wine wine64)
 command -v redis-server >/dev/null 2>&1 || packages+=(redis-server)
