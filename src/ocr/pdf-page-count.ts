@@ -1,4 +1,4 @@
-import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { loadPdfjs } from '../util/load-pdfjs.js';
 
 /** Upper bound on pages counted for a hold. */
 const MAX_COUNTED_PAGES = 1_000;
@@ -10,6 +10,7 @@ const MAX_COUNTED_PAGES = 1_000;
  * reports the real error).
  */
 export async function countPdfPages(data: Buffer): Promise<number> {
+  const { getDocument } = await loadPdfjs();
   const task = getDocument({ data: new Uint8Array(data), isEvalSupported: false, useSystemFonts: false, disableFontFace: true, verbosity: 0 });
   try {
     const doc = await task.promise;

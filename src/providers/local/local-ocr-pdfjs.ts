@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
-import { getDocument, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { GatewayError } from '../../errors/gateway-error.js';
+import { loadPdfjs } from '../../util/load-pdfjs.js';
 
 /** Largest decoded image inside a PDF, in pixels; bigger ones are skipped by pdfjs. */
 const MAX_EMBEDDED_IMAGE_PIXELS = 40_000_000;
@@ -25,6 +26,7 @@ function pdfjsAssets(): { fonts: string; cmaps: string; wasm: string; iccs: stri
  */
 export async function openPdf(data: Buffer): Promise<PDFDocumentProxy> {
   const assets = pdfjsAssets();
+  const { getDocument } = await loadPdfjs();
   const task = getDocument({
     // pdfjs takes ownership of (and may detach) the array it gets, so hand it a copy.
     data: new Uint8Array(data),
