@@ -6,7 +6,7 @@ import { waitReady } from '../redis/redis.js';
 import { JobAwaiter } from './job-awaiter.js';
 import type { JobDataMap, JobResultMap } from './job-types.js';
 import { PayloadStore, type PayloadInput } from './payload-store.js';
-import { closeConnection, producerConnection, workerConnection } from './queue-connections.js';
+import { closeConnection, producerConnection, settleWithin, workerConnection } from './queue-connections.js';
 import { QUEUE_NAMES, type QueueName } from './queue-names.js';
 
 /** Retry policy shared by every job: transient failures back off 0.5 s, 1 s; others fail at once. */
@@ -131,9 +131,13 @@ export class JobQueue {
     }
   }
 
-  /** Closes listeners and producers. */
+  /**
+   * Closes listeners and producers. BullMQ's own close can wait forever for a client that is
+   * between reconnect attempts, so it gets two seconds before the connections are dropped.
+   */
   async close(): Promise<void> {
-    await Promise.allSettled([...Object.values(this.events), ...Object.values(this.queues)].map((q) => q.close()));
+    const closing = [...Object.values(this.events), ...Object.values(this.queues)].map((q) => q.close());
+    await settleWithin(Promise.allSettled(closing), 2_000);
     await Promise.all(this.connections.map((c) => closeConnection(c)));
   }
 }

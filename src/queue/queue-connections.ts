@@ -30,11 +30,19 @@ export function workerConnection(url: string, name: string): Redis {
   });
 }
 
-/** Closes a connection, falling back to a hard disconnect when QUIT cannot be sent. */
+/** Resolves when the promise settles or after `ms`, whichever comes first. */
+export async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+/**
+ * Closes a connection: QUIT when Redis answers within a second, otherwise a hard disconnect.
+ * A client that is between reconnect attempts would queue the QUIT (or never emit `end`)
+ * and stall a shutdown.
+ */
 export async function closeConnection(redis: Redis): Promise<void> {
-  try {
-    await redis.quit();
-  } catch {
-    redis.disconnect();
-  }
+  await settleWithin(redis.quit(), 1_000);
+  redis.disconnect();
 }

@@ -1,0 +1,54 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config/config.js';
+import { classifyError } from '../../../src/errors/classify-error.js';
+import { createLogger } from '../../../src/log/logger.js';
+import { JobQueue } from '../../../src/queue/job-queue.js';
+import type { ImageGenerateJob } from '../../../src/queue/job-types.js';
+import { privateRedis, type PrivateRedis } from '../limits/private-redis.js';
+import { testEnv } from '../../helpers/test-gateway.js';
+
+let redis: PrivateRedis;
+let jobs: JobQueue;
+
+beforeAll(async () => {
+  redis = await privateRedis();
+  const config = loadConfig(testEnv({ REDIS_URL: redis.url }));
+  jobs = await JobQueue.open(config, createLogger('silent', new Writable({ write: (_c, _e, done) => done() })));
+});
+afterAll(async () => {
+  await jobs?.close();
+  await redis?.stop();
+});
+
+const job = (requestId: string): ImageGenerateJob => ({
+  requestId,
+  accountId: 'acct_x',
+  keyId: 'key_x',
+  model: { id: 'local/canvas-image', kind: 'image', provider: 'local', upstreamModel: 'canvas', pricing: { image: '0.002' } },
+  deadline: Date.now() + 60_000,
+  op: 'generate',
+  params: { prompt: 'x', n: 1 },
+});
+
+describe('producer with Redis down', () => {
+  it('fails at once with an error the web answers as 503, and works again once Redis is back', async () => {
+    await redis.stop();
+    const started = Date.now();
+    const failure = await jobs.run('images', job('req_down'), [], { timeoutMs: 30_000 }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(classifyError(failure).code).toBe('service_unavailable');
+    // Far below the 30 s the request would otherwise wait.
+    expect(Date.now() - started).toBeLessThan(10_000);
+
+    await redis.start();
+    let added = false;
+    for (let i = 0; i < 50 && !added; i += 1) {
+      await new Promise((r) => setTimeout(r, 100));
+      added = await jobs.queue('images').add('generate', job('req_back'), { jobId: 'req_back' }).then(() => true, () => false);
+    }
+    expect(added).toBe(true);
+  });
+});
