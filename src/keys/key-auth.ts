@@ -18,6 +18,8 @@ const INVALID = 'Invalid API key. Check the Authorization header (Bearer sk-fbx-
  */
 export class KeyAuthenticator {
   private readonly cache = new Map<string, CacheEntry>();
+  /** Queries in flight by hash: concurrent misses share one instead of each querying MongoDB. */
+  private readonly pending = new Map<string, Promise<KeyDoc | null>>();
 
   constructor(
     private readonly c: Collections,
@@ -40,15 +42,31 @@ export class KeyAuthenticator {
   /** Forgets a key (invalidation from any process). */
   forget(hash: string): void {
     this.cache.delete(hash);
+    this.pending.delete(hash);
   }
 
-  private async lookup(hash: string): Promise<KeyDoc | null> {
+  private lookup(hash: string): Promise<KeyDoc | null> {
     const now = Date.now();
     const hit = this.cache.get(hash);
-    if (hit && hit.expires > now) return hit.key;
-    const key = await this.c.keys.findOne({ hash });
-    if (this.cache.size > 50_000) this.cache.clear();
-    this.cache.set(hash, { key, expires: now + this.ttlMs });
-    return key;
+    if (hit && hit.expires > now) return Promise.resolve(hit.key);
+    // Under load every entry lapses with hundreds of requests in flight; one query serves them.
+    const inFlight = this.pending.get(hash);
+    if (inFlight) return inFlight;
+    const query: Promise<KeyDoc | null> = this.c.keys.findOne({ hash }).then(
+      (key) => {
+        // Forgotten while the query ran: it may have read the record before the change.
+        if (this.pending.get(hash) !== query) return key;
+        this.pending.delete(hash);
+        if (this.cache.size > 50_000) this.cache.clear();
+        this.cache.set(hash, { key, expires: now + this.ttlMs });
+        return key;
+      },
+      (err: unknown) => {
+        if (this.pending.get(hash) === query) this.pending.delete(hash);
+        throw err;
+      },
+    );
+    this.pending.set(hash, query);
+    return query;
   }
 }
