@@ -4,6 +4,7 @@ import { loadConfig } from '../../../src/config/config.js';
 import { classifyError } from '../../../src/errors/classify-error.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { JobQueue } from '../../../src/queue/job-queue.js';
+import { settleWithin } from '../../../src/queue/queue-connections.js';
 import type { ImageGenerateJob } from '../../../src/queue/job-types.js';
 import { privateRedis, type PrivateRedis } from '../limits/private-redis.js';
 import { testEnv } from '../../helpers/test-gateway.js';
@@ -17,9 +18,10 @@ beforeAll(async () => {
   jobs = await JobQueue.open(config, createLogger('silent', new Writable({ write: (_c, _e, done) => done() })));
 });
 afterAll(async () => {
-  await jobs?.close();
+  // Bounded: after a Redis restart under load, BullMQ's close can outwait the hook timeout.
+  await settleWithin(jobs?.close() ?? Promise.resolve(), 10_000);
   await redis?.stop();
-});
+}, 30_000);
 
 const job = (requestId: string): ImageGenerateJob => ({
   requestId,
