@@ -1,0 +1,135 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+
+/**
+ * A fast OpenAI-compatible upstream for the benchmark, run as its own process:
+ * `mock-upstream <port>`, listening on 127.0.0.1 only.
+ *
+ * `POST /v1/chat/completions` answers a fixed completion with usage. With `"stream":true` it
+ * sends an SSE stream whose shape comes from a directive in the request text,
+ * `bench:chunks=<n>:gap=<ms>[:hold]`: n content chunks `gap` ms apart (0 = all at once), then
+ * a usage chunk and `[DONE]`. With `hold` the stream stays open after the first chunk, sending
+ * a chunk every `gap` ms, until `POST /control/release` (or two minutes, so nothing hangs).
+ */
+
+const MAX_HOLD_MS = 120_000;
+const CREATED = Math.floor(Date.now() / 1000);
+const USAGE = { prompt_tokens: 12, completion_tokens: 8, total_tokens: 20 };
+
+const COMPLETION = Buffer.from(
+  JSON.stringify({
+    id: 'chatcmpl-bench',
+    object: 'chat.completion',
+    created: CREATED,
+    model: 'bench-fast',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'Hello from the bench upstream.' }, finish_reason: 'stop' }],
+    usage: USAGE,
+  }),
+);
+
+function frame(payload: unknown): string {
+  return `data: ${JSON.stringify(payload)}\n\n`;
+}
+
+function chunkFrame(delta: Record<string, string>, finish: string | null): string {
+  return frame({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: CREATED, model: 'bench-fast', choices: [{ index: 0, delta, finish_reason: finish }] });
+}
+
+const FIRST = chunkFrame({ role: 'assistant', content: 'tok ' }, null);
+const MIDDLE = chunkFrame({ content: 'tok ' }, null);
+const LAST = chunkFrame({ content: 'end' }, 'stop');
+const TAIL =
+  frame({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: CREATED, model: 'bench-fast', choices: [], usage: USAGE }) + 'data: [DONE]\n\n';
+
+interface StreamPlan {
+  chunks: number;
+  gapMs: number;
+  hold: boolean;
+}
+
+function planOf(body: string): StreamPlan {
+  const match = /bench:chunks=(\d+):gap=(\d+)(:hold)?/.exec(body);
+  return { chunks: Math.max(1, Number(match?.[1] ?? 3)), gapMs: Number(match?.[2] ?? 0), hold: match?.[3] !== undefined };
+}
+
+/** Streams waiting for the release signal, by their finish function. */
+const held = new Set<() => void>();
+
+function streamReply(res: ServerResponse, plan: StreamPlan): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.write(FIRST);
+  let sent = 1;
+  let timer: NodeJS.Timeout | undefined;
+  let cap: NodeJS.Timeout | undefined;
+  const finish = (): void => {
+    clearInterval(timer);
+    clearTimeout(cap);
+    held.delete(finish);
+    if (!res.writableEnded) res.end(LAST + TAIL);
+  };
+  res.once('close', () => {
+    clearInterval(timer);
+    clearTimeout(cap);
+    held.delete(finish);
+  });
+  if (plan.hold) {
+    held.add(finish);
+    cap = setTimeout(finish, MAX_HOLD_MS);
+    if (plan.gapMs > 0) timer = setInterval(() => res.write(MIDDLE), plan.gapMs);
+    return;
+  }
+  if (plan.gapMs === 0) {
+    while (sent < plan.chunks - 1) {
+      res.write(MIDDLE);
+      sent += 1;
+    }
+    finish();
+    return;
+  }
+  timer = setInterval(() => {
+    if (sent >= plan.chunks - 1) return finish();
+    res.write(MIDDLE);
+    sent += 1;
+  }, plan.gapMs);
+}
+
+function handle(req: IncomingMessage, res: ServerResponse, body: string): void {
+  if (req.method === 'GET' && req.url === '/health') {
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    return;
+  }
+  if (req.method === 'POST' && req.url === '/control/release') {
+    const count = held.size;
+    for (const finish of [...held]) finish();
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ released: count }));
+    return;
+  }
+  if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+    res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
+    return;
+  }
+  if (/"stream"\s*:\s*true/.test(body)) {
+    streamReply(res, planOf(body));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': COMPLETION.length }).end(COMPLETION);
+}
+
+const port = Number(process.argv[2]);
+if (!Number.isInteger(port) || port <= 0) throw new Error('usage: mock-upstream <port>');
+
+const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+  const parts: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => parts.push(chunk));
+  req.on('end', () => handle(req, res, Buffer.concat(parts).toString('utf8')));
+});
+server.headersTimeout = 70_000;
+server.listen(port, '127.0.0.1');
+
+const stop = (): void => {
+  for (const finish of [...held]) finish();
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+  setTimeout(() => process.exit(0), 2_000).unref();
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

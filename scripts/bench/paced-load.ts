@@ -1,0 +1,73 @@
+import { Pool } from 'undici';
+import { sleep } from './latency-stats.js';
+
+/** One fixed-rate run. */
+export interface PacedLoadOptions {
+  origin: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  /** Requests per second, sent on an even schedule (open loop). */
+  rate: number;
+  seconds: number;
+  /** Connections the requests may use; more are queued, and that wait counts as latency. */
+  connections: number;
+}
+
+/** What a fixed-rate run saw. */
+export interface PacedLoadResult {
+  /** Latency of each 2xx answer (ms), measured from its scheduled send time. */
+  latencies: number[];
+  sent: number;
+  non2xx: number;
+  errors: number;
+  /** Answers per second over the run. */
+  achievedRate: number;
+}
+
+/**
+ * Sends requests at a fixed rate on an even schedule, independent of how fast answers come
+ * back (open loop), and times each from the moment it was due, so a slow server cannot hide
+ * its queueing (no coordinated omission). Sub-millisecond resolution. Bounded by `rate ×
+ * seconds` requests and a 10 s grace period for the last answers.
+ */
+export async function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
+  const pool = new Pool(options.origin, { connections: options.connections, pipelining: 1, keepAliveTimeout: 30_000 });
+  const total = Math.round(options.rate * options.seconds);
+  const interval = 1000 / options.rate;
+  const latencies: number[] = [];
+  let non2xx = 0;
+  let errors = 0;
+  const inFlight = new Set<Promise<void>>();
+  const fire = (due: number): void => {
+    const task = pool
+      .request({ path: options.path, method: 'POST', headers: options.headers, body: options.body, headersTimeout: 10_000, bodyTimeout: 10_000 })
+      .then(async (res) => {
+        await res.body.dump({ limit: 10 * 1024 * 1024 });
+        if (res.statusCode >= 200 && res.statusCode < 300) latencies.push(performance.now() - due);
+        else non2xx += 1;
+      })
+      .catch(() => {
+        errors += 1;
+      })
+      .finally(() => inFlight.delete(task));
+    inFlight.add(task);
+  };
+  const started = performance.now() + 20;
+  let sent = 0;
+  try {
+    while (sent < total) {
+      const now = performance.now();
+      while (sent < total && started + sent * interval <= now) {
+        fire(started + sent * interval);
+        sent += 1;
+      }
+      await sleep(Math.max(0, Math.min(1, started + sent * interval - performance.now())));
+    }
+    await Promise.race([Promise.all(inFlight), sleep(10_000)]);
+  } finally {
+    await pool.destroy();
+  }
+  const elapsed = (performance.now() - started) / 1000;
+  return { latencies, sent, non2xx, errors, achievedRate: Math.round(latencies.length / elapsed) };
+}

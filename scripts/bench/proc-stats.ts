@@ -1,0 +1,143 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Kernel clock ticks per second, the unit of utime/stime in /proc/<pid>/stat (100 on Linux). */
+const CLOCK_TICKS = 100;
+
+/** CPU time a process has used so far, in seconds (all threads, user + system). */
+export function cpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name is in parentheses and may hold spaces; fields count from after it.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const utime = Number(fields[11]);
+    const stime = Number(fields[12]);
+    return (utime + stime) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resident set size of a process in bytes, or undefined when it is gone. */
+export function rssBytes(pid: number): number | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The short command name of a process (`/proc/<pid>/comm`). */
+export function processName(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return `pid ${pid}`;
+  }
+}
+
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every live descendant of `root` (children, grandchildren, …), read from /proc. */
+export function descendantsOf(root: number): number[] {
+  let pids: number[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number);
+  } catch {
+    return [];
+  }
+  const children = new Map<number, number[]>();
+  for (const pid of pids) {
+    const parent = parentOf(pid);
+    if (parent === undefined) continue;
+    const list = children.get(parent) ?? [];
+    list.push(pid);
+    children.set(parent, list);
+  }
+  const out: number[] = [];
+  const stack = [...(children.get(root) ?? [])];
+  while (stack.length > 0) {
+    const pid = stack.pop() as number;
+    out.push(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}
+
+/** True when `taskset` can pin processes here (Linux with util-linux). */
+export function canPin(): boolean {
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Moves a running process and all its threads to the given cores; false when that failed. */
+export function pinProcess(pid: number, cores: string): boolean {
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A named process whose CPU use is sampled between two points of the run. */
+export interface Tracked {
+  readonly name: string;
+  readonly pid: number;
+  readonly core: string;
+}
+
+/** CPU use of one process over an interval, in percent of one core. */
+export interface CpuUse {
+  name: string;
+  core: string;
+  percent: number;
+}
+
+/** Starts a CPU measurement over the given processes; the returned function ends it. */
+export function measureCpu(processes: readonly Tracked[]): () => CpuUse[] {
+  const started = performance.now();
+  const before = processes.map((p) => cpuSeconds(p.pid));
+  return () => {
+    const seconds = (performance.now() - started) / 1000;
+    return processes.map((p, i) => {
+      const end = cpuSeconds(p.pid);
+      const start = before[i];
+      const used = end === undefined || start === undefined ? 0 : end - start;
+      return { name: p.name, core: p.core, percent: seconds > 0 ? Math.round((used / seconds) * 1000) / 10 : 0 };
+    });
+  };
+}
+
+/** The soft open-files limit processes started from here inherit (`ulimit -n`). */
+export function openFileLimit(): number {
+  try {
+    const text = execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim();
+    return text === 'unlimited' ? Number.POSITIVE_INFINITY : Number(text);
+  } catch {
+    return 1_024;
+  }
+}
+
+/** The hard open-files limit (`ulimit -Hn`), the most a child may raise its own to. */
+export function hardOpenFileLimit(): number {
+  try {
+    const text = execFileSync('sh', ['-c', 'ulimit -Hn'], { encoding: 'utf8' }).trim();
+    return text === 'unlimited' ? Number.POSITIVE_INFINITY : Number(text);
+  } catch {
+    return 1_024;
+  }
+}

@@ -1,0 +1,143 @@
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { repoRoot } from '../services/farebox-paths.js';
+import { resolveServices } from '../services/resolve-services.js';
+import type { ResolvedServices } from '../services/service-types.js';
+import { dropBenchData } from './bench-cleanup.js';
+import { parseOptions, type BenchOptions, type ScenarioGroup } from './bench-options.js';
+import { ProcessGroup } from './bench-processes.js';
+import { formatCpu, formatTable, machineInfo, type ResultRow } from './bench-report.js';
+import { build, GATEWAY_CORE, LOAD_CORE, startStack, type BenchStack } from './bench-stack.js';
+import { canPin, pinProcess } from './proc-stats.js';
+import { formatProfile, summarizeProfile, type ProfileSummary } from './profile-summary.js';
+import type { ScenarioContext, ScenarioOutput } from './scenario-context.js';
+import { ledgerScenario } from './scenario-ledger.js';
+import { openStreamsScenario } from './scenario-open-streams.js';
+import { queueScenario } from './scenario-queue.js';
+import { ttfbScenario, relayScenario } from './scenario-streams.js';
+import { ratesScenario, throughputScenario } from './scenario-throughput.js';
+
+const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
+
+/** Scenario groups in the order they run. */
+const SCENARIOS: ReadonlyArray<[ScenarioGroup, (ctx: ScenarioContext) => Promise<ScenarioOutput>]> = [
+  ['throughput', throughputScenario],
+  ['rates', ratesScenario],
+  ['ttfb', ttfbScenario],
+  ['relay', relayScenario],
+  ['open-streams', openStreamsScenario],
+  ['queue', queueScenario],
+  ['ledger', ledgerScenario],
+];
+
+function layout(pinned: boolean): string {
+  if (!pinned) return 'not pinned (taskset unavailable or fewer than 2 cores): every process on any core';
+  return `core ${LOAD_CORE}: runner (autocannon and the other load clients), mock upstream, worker, redis-server, mongod; core ${GATEWAY_CORE}: web (Farebox) and the floor proxy, one of them under load at a time`;
+}
+
+async function runScenarios(ctx: ScenarioContext, options: BenchOptions): Promise<{ rows: ResultRow[]; details: Record<string, unknown>; failures: Record<string, string> }> {
+  const rows: ResultRow[] = [];
+  const details: Record<string, unknown> = {};
+  const failures: Record<string, string> = {};
+  for (const [name, scenario] of SCENARIOS) {
+    if (!options.only.has(name)) continue;
+    log(`scenario: ${name}`);
+    try {
+      const out = await scenario(ctx);
+      rows.push(...out.rows);
+      details[name] = out.details;
+    } catch (err) {
+      // One broken scenario should not hide the others' figures; it is reported and fails the run.
+      failures[name] = err instanceof Error ? err.message : String(err);
+      log(`scenario ${name} failed: ${failures[name]}`);
+    }
+  }
+  return { rows, details, failures };
+}
+
+async function profileOf(stack: BenchStack): Promise<ProfileSummary | undefined> {
+  // The profile is written when the web process exits.
+  await stack.group.stop('web');
+  const file = readdirSync(stack.logDir).find((name) => name.endsWith('.cpuprofile'));
+  return file ? summarizeProfile(path.join(stack.logDir, file)) : undefined;
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  const root = repoRoot();
+  const machine = machineInfo();
+  const pinned = machine.cpuCount >= 2 && canPin();
+  if (pinned) pinProcess(process.pid, LOAD_CORE);
+  const logDir = mkdtempSync(path.join(os.tmpdir(), 'farebox-bench-'));
+  const group = new ProcessGroup(logDir, pinned);
+  let services: ResolvedServices | undefined;
+  let stack: BenchStack | undefined;
+  let keepLogs = options.keepLogs || options.profile;
+  let cleaning: Promise<void> | undefined;
+  const cleanup = (): Promise<void> =>
+    (cleaning ??= (async () => {
+      await group.stopAll();
+      if (services && stack) await dropBenchData(services, stack.dbName, stack.redisPrefix).catch((err: unknown) => log(`cleanup of bench data failed: ${String(err)}`));
+      await services?.stop();
+      if (keepLogs) log(`process logs kept in ${logDir}`);
+      else rmSync(logDir, { recursive: true, force: true });
+    })());
+  const interrupted = (signal: NodeJS.Signals): void => {
+    log(`${signal}: stopping every process the bench started`);
+    keepLogs = true;
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+
+  try {
+    const runtime = options.tsx ? 'tsx' : (build(root, log) ?? 'tsx');
+    log(`runtime: ${runtime === 'dist' ? 'compiled dist/' : 'tsx'}; ${options.quick ? 'quick' : 'full'} run; layout: ${layout(pinned)}`);
+    services = await resolveServices({ env: process.env, log: (m) => log(`services: ${m}`) });
+    stack = await startStack({ root, options, group, pinned, logDir, services, runtime }, log);
+    const ctx: ScenarioContext = { stack, plan: options.plan, log, cpu: [] };
+    const { rows, details, failures } = await runScenarios(ctx, options);
+    const profile = options.profile ? await profileOf(stack) : undefined;
+    machine.loadAverage.end = os.loadavg().map((v) => Math.round(v * 100) / 100);
+
+    const table = formatTable(rows);
+    console.log(`\n${table}\n\nCPU use per process (% of one core; process@core):\n${formatCpu(ctx.cpu)}\n`);
+    console.log(`layout: ${layout(pinned)}`);
+    console.log(`machine: ${machine.cpuModel} x${machine.cpuCount}, ${machine.memoryGiB} GiB, node ${machine.node}, ${machine.os}; load average ${machine.loadAverage.start.join(' ')} → ${machine.loadAverage.end.join(' ')}`);
+    if (profile) console.log(`\n${formatProfile(profile)}`);
+    const results = {
+      generatedAt: new Date().toISOString(),
+      command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+      quick: options.quick,
+      runtime,
+      logLevel: options.logLevel,
+      layout: layout(pinned),
+      machine,
+      plan: options.plan,
+      rows,
+      table,
+      details,
+      cpu: ctx.cpu,
+      failures,
+      ...(profile ? { profile } : {}),
+    };
+    writeFileSync(path.join(root, 'bench-results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    log('wrote bench-results.json');
+    if (Object.keys(failures).length > 0) keepLogs = true;
+    return Object.keys(failures).length > 0 ? 1 : 0;
+  } catch (err) {
+    keepLogs = true;
+    throw err;
+  } finally {
+    await cleanup();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    log(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exit(1);
+  },
+);
