@@ -23,6 +23,9 @@ export interface CpuRecord {
   during: string;
   seconds: number;
   processes: CpuUse[];
+  /** CPU of processes the bench did not start, % of one core: more than a little skews results. */
+  othersPercent: number;
+  stealPercent: number;
 }
 
 function r(value: number, digits = 3): number {
@@ -77,7 +80,8 @@ export function formatCpu(records: readonly CpuRecord[]): string {
   return records
     .map((rec) => {
       const parts = rec.processes.filter((p) => p.percent >= 0.5).map((p) => `${p.name}@${p.core} ${p.percent.toFixed(0)}%`);
-      return `${rec.during.padEnd(34)} ${parts.join(', ')}`;
+      const outside = `| not ours ${rec.othersPercent.toFixed(0)}%${rec.stealPercent >= 1 ? `, steal ${rec.stealPercent.toFixed(0)}%` : ''}`;
+      return `${rec.during.padEnd(34)} ${parts.join(', ')} ${outside}`;
     })
     .join('\n');
 }

@@ -2,10 +2,10 @@ import { Agent, request, type IncomingMessage } from 'node:http';
 import { BENCH_CHAT_MODEL } from './bench-seed.js';
 
 /** A chat body for the mock upstream: `chunks` stream chunks `gapMs` apart (see mock-upstream). */
-export function chatBody(options: { stream: boolean; chunks?: number; gapMs?: number; hold?: boolean }): string {
+export function chatBody(options: { stream: boolean; chunks?: number; gapMs?: number; hold?: boolean; model?: string }): string {
   const directive = `bench:chunks=${options.chunks ?? 3}:gap=${options.gapMs ?? 0}${options.hold ? ':hold' : ''}`;
   return JSON.stringify({
-    model: BENCH_CHAT_MODEL,
+    model: options.model ?? BENCH_CHAT_MODEL,
     messages: [{ role: 'user', content: `Say hello. ${directive}` }],
     max_tokens: 64,
     stream: options.stream,

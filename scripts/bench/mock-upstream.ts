@@ -51,6 +51,9 @@ function planOf(body: string): StreamPlan {
   return { chunks: Math.max(1, Number(match?.[1] ?? 3)), gapMs: Number(match?.[2] ?? 0), hold: match?.[3] !== undefined };
 }
 
+/** TCP connections accepted so far (keep-alive reuse shows as few per request). */
+let connectionsAccepted = 0;
+
 /** Streams waiting for the release signal, by their finish function. */
 const held = new Set<() => void>();
 
@@ -97,6 +100,10 @@ function handle(req: IncomingMessage, res: ServerResponse, body: string): void {
     res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     return;
   }
+  if (req.method === 'GET' && req.url === '/control/stats') {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ connections: connectionsAccepted }));
+    return;
+  }
   if (req.method === 'POST' && req.url === '/control/release') {
     const count = held.size;
     for (const finish of [...held]) finish();
@@ -123,6 +130,7 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
   req.on('end', () => handle(req, res, Buffer.concat(parts).toString('utf8')));
 });
 server.headersTimeout = 70_000;
+server.on('connection', () => (connectionsAccepted += 1));
 server.listen(port, '127.0.0.1');
 
 const stop = (): void => {

@@ -107,18 +107,46 @@ export interface CpuUse {
   percent: number;
 }
 
+/** Whole-machine CPU time so far (all cores), in seconds: busy, and stolen by the hypervisor. */
+function machineCpu(): { busy: number; steal: number } {
+  try {
+    const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
+    return { busy: (user + nice + system + irq + softirq) / CLOCK_TICKS, steal: steal / CLOCK_TICKS };
+  } catch {
+    return { busy: 0, steal: 0 };
+  }
+}
+
+/** CPU use over one measurement: each tracked process, everything else, and steal. */
+export interface CpuSample {
+  processes: CpuUse[];
+  /** CPU used by processes the bench did not start (other work on the machine), % of one core. */
+  othersPercent: number;
+  /** CPU time the hypervisor took from this machine, % of one core. */
+  stealPercent: number;
+}
+
+const percentOf = (used: number, seconds: number): number => (seconds > 0 ? Math.round((used / seconds) * 1000) / 10 : 0);
+
 /** Starts a CPU measurement over the given processes; the returned function ends it. */
-export function measureCpu(processes: readonly Tracked[]): () => CpuUse[] {
+export function measureCpu(processes: readonly Tracked[]): () => CpuSample {
   const started = performance.now();
   const before = processes.map((p) => cpuSeconds(p.pid));
+  const machineBefore = machineCpu();
   return () => {
     const seconds = (performance.now() - started) / 1000;
-    return processes.map((p, i) => {
+    const machineAfter = machineCpu();
+    let ours = 0;
+    const used = processes.map((p, i) => {
       const end = cpuSeconds(p.pid);
       const start = before[i];
-      const used = end === undefined || start === undefined ? 0 : end - start;
-      return { name: p.name, core: p.core, percent: seconds > 0 ? Math.round((used / seconds) * 1000) / 10 : 0 };
+      const delta = end === undefined || start === undefined ? 0 : end - start;
+      ours += delta;
+      return { name: p.name, core: p.core, percent: percentOf(delta, seconds) };
     });
+    const others = Math.max(0, machineAfter.busy - machineBefore.busy - ours);
+    return { processes: used, othersPercent: percentOf(others, seconds), stealPercent: percentOf(machineAfter.steal - machineBefore.steal, seconds) };
   };
 }
 

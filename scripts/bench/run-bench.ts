@@ -103,6 +103,8 @@ async function main(): Promise<number> {
 
     const table = formatTable(rows);
     console.log(`\n${table}\n\nCPU use per process (% of one core; process@core):\n${formatCpu(ctx.cpu)}\n`);
+    const busiest = ctx.cpu.reduce((max, rec) => Math.max(max, rec.othersPercent), 0);
+    if (busiest > 25) console.log(`note: processes the bench did not start used up to ${busiest.toFixed(0)}% of a core during a measurement ("not ours" above); those figures are skewed`);
     console.log(`layout: ${layout(pinned)}`);
     console.log(`machine: ${machine.cpuModel} x${machine.cpuCount}, ${machine.memoryGiB} GiB, node ${machine.node}, ${machine.os}; load average ${machine.loadAverage.start.join(' ')} → ${machine.loadAverage.end.join(' ')}`);
     if (profile) console.log(`\n${formatProfile(profile)}`);

@@ -23,6 +23,6 @@ export async function withCpu<T>(ctx: ScenarioContext, label: string, fn: () => 
   const started = performance.now();
   const end = measureCpu(ctx.stack.tracked);
   const value = await fn();
-  ctx.cpu.push({ during: label, seconds: Math.round((performance.now() - started) / 100) / 10, processes: end() });
+  ctx.cpu.push({ during: label, seconds: Math.round((performance.now() - started) / 100) / 10, ...end() });
   return value;
 }

@@ -13,25 +13,34 @@ interface TtfbResult {
   ttfb: LatencySummary;
   total: LatencySummary;
   incomplete: number;
+  /** Connections the mock accepted per timed stream (0 when the relay reuses its pool). */
+  upstreamConnectionsPerStream: number;
+}
+
+async function upstreamConnections(ctx: ScenarioContext): Promise<number> {
+  const res = await fetch(`${ctx.stack.mockUrl}/control/stats`);
+  return ((await res.json()) as { connections: number }).connections;
 }
 
 /** Sequential streams over one kept-alive connection: time to the first body byte. */
-async function ttfbOf(ctx: ScenarioContext, url: string, billed: boolean): Promise<TtfbResult> {
+async function ttfbOf(ctx: ScenarioContext, url: string, billed: boolean, model?: string): Promise<TtfbResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const body = chatBody({ stream: true, chunks: 10, gapMs: 0 });
+  const body = chatBody({ stream: true, chunks: 10, gapMs: 0, ...(model === undefined ? {} : { model }) });
   const key = ctx.stack.account.key;
   try {
     for (let i = 0; i < 30; i++) await timedStream(agent, url, key, body);
     const ttfb: number[] = [];
     const total: number[] = [];
     let incomplete = 0;
+    const connectionsBefore = await upstreamConnections(ctx);
     for (let i = 0; i < ctx.plan.ttfbSamples; i++) {
       const timing = await timedStream(agent, url, key, body);
       ttfb.push(timing.ttfbMs);
       total.push(timing.totalMs);
       if (timing.status !== 200 || !completeStream(timing.text, billed)) incomplete += 1;
     }
-    return { ttfb: summarize(ttfb), total: summarize(total), incomplete };
+    const opened = (await upstreamConnections(ctx)) - connectionsBefore;
+    return { ttfb: summarize(ttfb), total: summarize(total), incomplete, upstreamConnectionsPerStream: opened / ctx.plan.ttfbSamples };
   } finally {
     agent.destroy();
   }
@@ -41,12 +50,15 @@ async function ttfbOf(ctx: ScenarioContext, url: string, billed: boolean): Promi
 export async function ttfbScenario(ctx: ScenarioContext): Promise<ScenarioOutput> {
   const floor = await withCpu(ctx, 'floor stream TTFB', () => ttfbOf(ctx, ctx.stack.floorUrl, false));
   const farebox = await withCpu(ctx, 'farebox stream TTFB', () => ttfbOf(ctx, ctx.stack.webUrl, true));
-  ctx.log(`stream TTFB p50: floor ${floor.ttfb.p50} ms, farebox ${farebox.ttfb.p50} ms (incomplete: ${floor.incomplete}/${farebox.incomplete})`);
+  // The built-in echo model has no upstream hop: what is left is the gateway's own path.
+  const echo = await withCpu(ctx, 'farebox stream TTFB (local/echo)', () => ttfbOf(ctx, ctx.stack.webUrl, true, 'local/echo'));
+  ctx.log(`stream TTFB p50: floor ${floor.ttfb.p50} ms, farebox ${farebox.ttfb.p50} ms, local/echo ${echo.ttfb.p50} ms (incomplete: ${floor.incomplete}/${farebox.incomplete}/${echo.incomplete}; upstream connections per stream: floor ${floor.upstreamConnectionsPerStream}, farebox ${farebox.upstreamConnectionsPerStream})`);
   const rows: ResultRow[] = [
     addedRow('stream TTFB p50', 'ms', floor.ttfb.p50, farebox.ttfb.p50, 1, '≤ +1 ms'),
     addedRow('stream TTFB p99', 'ms', floor.ttfb.p99, farebox.ttfb.p99, null, '—'),
+    absoluteRow('stream TTFB p50, local/echo (no upstream)', 'ms', echo.ttfb.p50, null, '—'),
   ];
-  return { rows, details: { chunks: 10, floor, farebox } };
+  return { rows, details: { chunks: 10, floor, farebox, localEcho: echo } };
 }
 
 /** Memory of the web process after a full GC, as its probe reports it (see web-probe). */

@@ -54,16 +54,29 @@ async function maxThroughput(ctx: ScenarioContext, target: Target): Promise<Reco
   return { ...brief(result), ...storeOpsPerRequest };
 }
 
-/** Max throughput, floor then Farebox (DESIGN §9: ≥ 50 % of the bare proxy on one core). */
+function best(rounds: Array<Record<string, number>>): Record<string, number> {
+  return rounds.reduce((a, b) => ((b.requestsPerSecond ?? 0) > (a.requestsPerSecond ?? 0) ? b : a));
+}
+
+/**
+ * Max throughput in alternating floor/Farebox rounds, the best round of each reported (other
+ * work on the machine only ever lowers a round). DESIGN §9: ≥ 50 % of the bare proxy on one core.
+ */
 export async function throughputScenario(ctx: ScenarioContext): Promise<ScenarioOutput> {
-  const floor = await maxThroughput(ctx, 'floor');
-  const farebox = await maxThroughput(ctx, 'farebox');
+  const floorRounds: Array<Record<string, number>> = [];
+  const fareboxRounds: Array<Record<string, number>> = [];
+  for (let round = 0; round < ctx.plan.throughputRounds; round++) {
+    floorRounds.push(await maxThroughput(ctx, 'floor'));
+    fareboxRounds.push(await maxThroughput(ctx, 'farebox'));
+  }
+  const floor = best(floorRounds);
+  const farebox = best(fareboxRounds);
   const rows: ResultRow[] = [
     ratioRow('chat max throughput (1 core)', 'req/s', floor.requestsPerSecond ?? 0, farebox.requestsPerSecond ?? 0, 0.5, '≥ 50% of floor'),
     addedRow('chat p50 at max throughput', 'ms', floor.latencyP50Ms ?? 0, farebox.latencyP50Ms ?? 0, null, '—'),
     addedRow('chat p99 at max throughput', 'ms', floor.latencyP99Ms ?? 0, farebox.latencyP99Ms ?? 0, null, '—'),
   ];
-  return { rows, details: { connections: ctx.plan.throughputConnections, floor, farebox } };
+  return { rows, details: { connections: ctx.plan.throughputConnections, floor, farebox, floorRounds, fareboxRounds } };
 }
 
 async function atRate(ctx: ScenarioContext, target: Target, rate: number): Promise<Record<string, unknown>> {
