@@ -2,11 +2,11 @@ import { Queue, QueueEvents, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
-import { waitReady } from '../redis/redis.js';
+import { createRedis, waitReady } from '../redis/redis.js';
 import { JobAwaiter } from './job-awaiter.js';
 import type { JobDataMap, JobResultMap } from './job-types.js';
 import { PayloadStore, type PayloadInput } from './payload-store.js';
-import { closeConnection, producerConnection, settleWithin, workerConnection } from './queue-connections.js';
+import { closeConnection, settleWithin, workerConnection } from './queue-connections.js';
 import { QUEUE_NAMES, type QueueName } from './queue-names.js';
 
 /** Retry policy shared by every job: transient failures back off 0.5 s, 1 s; others fail at once. */
@@ -52,7 +52,8 @@ export class JobQueue {
 
   /** Connects the producers and the event listeners and waits until they listen. */
   static async open(config: Config, log: Logger, options: JobQueueOptions = {}): Promise<JobQueue> {
-    const producer = producerConnection(config.redisUrl, 'farebox-producer');
+    // Producers fail fast while Redis is unreachable (503), like every other web-side client.
+    const producer = createRedis(config.redisUrl, 'farebox-producer');
     producer.on('error', (err) => log.debug({ err }, 'queue producer redis error'));
     // BullMQ checks the server version as it constructs a queue; without an offline queue
     // that check must find the connection ready.

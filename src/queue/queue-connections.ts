@@ -1,21 +1,6 @@
 import { Redis } from 'ioredis';
 
 /**
- * A connection for producers (web): while Redis is unreachable commands fail at once (no
- * offline queue, one retry) so a request answers 503 instead of hanging; the client keeps
- * reconnecting in the background.
- */
-export function producerConnection(url: string, name: string): Redis {
-  return new Redis(url, {
-    connectionName: name,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2_000,
-    retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
-  });
-}
-
-/**
  * A connection for workers and event listeners: BullMQ requires `maxRetriesPerRequest: null`
  * for blocking commands, and these processes should wait out a Redis restart, so commands
  * queue while disconnected and the client reconnects forever.
