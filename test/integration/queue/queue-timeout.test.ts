@@ -40,12 +40,13 @@ describe('front-door timeout on the queue path', () => {
 
 describe('front-door timeout while a worker runs the job', () => {
   it('answers 504, the worker abandons the job, and nothing is charged or left behind', async () => {
-    const running = await startQueueGateway({ env: { JOB_TIMEOUT_MS: '1500' } });
+    // Ten 2048x2048 renders take well over the 0.7 s the front door waits, even on an idle machine.
+    const running = await startQueueGateway({ env: { JOB_TIMEOUT_MS: '700' } });
     try {
       const funded = await running.fundedKey();
       const res = await call(running.gw.url, 'POST', '/v1/images/generations', {
         token: funded.raw,
-        body: { model: 'local/canvas-image', prompt: 'slow '.repeat(40), n: 6, size: '2048x2048' },
+        body: { model: 'local/canvas-image', prompt: 'slow '.repeat(40), n: 10, size: '2048x2048' },
       });
       expect(res.status).toBe(504);
       const requestId = res.headers.get('x-service-request-id') ?? '';
