@@ -25,20 +25,6 @@ export class LuaScript {
 
 /** Shared Lua: drops expired holds and takes them out of the account and key totals. */
 export const PURGE_HOLDS_LUA = `
-local function purge_holds(holds, info, total, kheld, now)
-  local expired = redis.call('ZRANGEBYSCORE', holds, '-inf', now)
-  for _, id in ipairs(expired) do
-    local v = redis.call('HGET', info, id)
-    if v then
-      local sep = string.find(v, ':', 1, true)
-      local amt = tonumber(string.sub(v, 1, sep - 1))
-      redis.call('DECRBY', total, amt)
-      redis.call('HINCRBY', kheld, string.sub(v, sep + 1), -amt)
-      redis.call('HDEL', info, id)
-    end
-    redis.call('ZREM', holds, id)
-  end
-end
 local function drop_hold(holds, info, total, kheld, id)
   local v = redis.call('HGET', info, id)
   if v then
@@ -49,6 +35,11 @@ local function drop_hold(holds, info, total, kheld, id)
     redis.call('HDEL', info, id)
   end
   redis.call('ZREM', holds, id)
+end
+local function purge_holds(holds, info, total, kheld, now)
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', holds, '-inf', now)) do
+    drop_hold(holds, info, total, kheld, id)
+  end
 end
 local function num(key)
   return tonumber(redis.call('GET', key) or '0') or 0

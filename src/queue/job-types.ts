@@ -1,6 +1,6 @@
 import type { BilledUnits } from '../billing/pricing.js';
 import type { ModelKind, PriceKey } from '../catalog/model-types.js';
-import type { ImageUsage } from '../providers/images/image-types.js';
+import type { ImageGenerateCall, ImageUsage } from '../providers/images/image-types.js';
 import type { OcrPage, OcrResult } from '../providers/ocr/ocr-types.js';
 import type { QueueName } from './queue-names.js';
 
@@ -40,14 +40,7 @@ export interface JobBase {
 }
 
 /** Parameters of an image generation or edit, already validated by the web. */
-export interface ImageJobParams {
-  prompt: string;
-  n: number;
-  size?: string;
-  quality?: string;
-  background?: string;
-  outputFormat?: 'png' | 'jpeg' | 'webp';
-}
+export type ImageJobParams = Omit<ImageGenerateCall, 'upstreamModel' | 'signal'>;
 
 /** `images` queue, job name `generate`. */
 export interface ImageGenerateJob extends JobBase {
