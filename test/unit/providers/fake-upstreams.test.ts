@@ -6,7 +6,7 @@ import { createUpstreamClient } from '../../../src/providers/http/upstream-clien
 import { createOpenAiChat } from '../../../src/providers/openai/openai-chat.js';
 import { startFakeAnthropic } from '../../fixtures/upstreams/fake-anthropic.js';
 import { startFakeOpenAi, type FakeUpstream } from '../../fixtures/upstreams/fake-openai.js';
-import { openAiSchema, schemaErrors } from './openai/openai-spec.js';
+import { openAiSchema, schemaErrors } from '../../helpers/openai-spec.js';
 
 const client = createUpstreamClient({ connectMs: 1000, firstByteMs: 300, idleMs: 300, totalMs: 5000 });
 const BODY: ChatRequestBody = { model: 'x/y', messages: [{ role: 'user', content: 'Hi' }] };

@@ -12,7 +12,7 @@ import {
   openAiChunk,
   toSse,
 } from '../../../fixtures/chat/openai-fixtures.js';
-import { openAiSchema, schemaErrors } from './openai-spec.js';
+import { openAiSchema, schemaErrors } from '../../../helpers/openai-spec.js';
 
 const BODY: ChatRequestBody = { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'Hi there' }] };
 

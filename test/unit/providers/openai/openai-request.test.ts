@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatRequestBody } from '../../../../src/providers/chat/chat-types.js';
 import { toOpenAiRequest } from '../../../../src/providers/openai/openai-request.js';
-import { openAiSchema, schemaErrors } from './openai-spec.js';
+import { openAiSchema, schemaErrors } from '../../../helpers/openai-spec.js';
 
 const validate = openAiSchema('CreateChatCompletionRequest');
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
 
-/** OpenAI's published OpenAPI description (MIT), shared by the whole project. */
-const SPEC_PATH = new URL('../../../../../shared/specs/openai-openapi.json', import.meta.url);
+/** OpenAI's published OpenAPI description (MIT; copy, license and version in test/fixtures/specs). */
+const SPEC_PATH = new URL('../fixtures/specs/openai-openapi.json', import.meta.url);
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
