@@ -51,7 +51,7 @@ export function createApp(deps: Deps, extensions: AppExtensions = {}): Koa<Gatew
   app.use(koaBody({ jsonLimit: deps.config.limits.jsonBodyBytes, jsonStrict: true, multipart: false, urlencoded: false, text: false }));
   const routers = [
     healthRoutes(deps),
-    modelsRoutes(deps.catalog),
+    modelsRoutes(deps.catalog, deps.providers),
     accountRoutes(deps, extensions.liveUsage ?? ((key) => deps.admission.liveUsage(key))),
     managementRoutes(deps),
     adminRoutes(deps),

@@ -33,6 +33,30 @@ export function usageWire(usage: TokenUsage, cost: Nano): UsageWire {
   };
 }
 
+/**
+ * One choice as clients see it: the fields the OpenAI spec requires are always there
+ * (`logprobs` and `message.refusal`, null when none), and reasoning goes out under both names
+ * clients read: `reasoning` (OpenRouter) and `reasoning_content` (DeepSeek, vLLM, LangChain).
+ */
+export function choiceWire(choice: ChatChoice): Record<string, unknown> {
+  const { reasoning, refusal, ...message } = choice.message;
+  const shown: Record<string, unknown> = { ...message, refusal: refusal ?? null };
+  if (reasoning !== undefined) {
+    shown.reasoning = reasoning;
+    shown.reasoning_content = reasoning;
+  }
+  return { index: choice.index, message: shown, logprobs: choice.logprobs ?? null, finish_reason: choice.finish_reason };
+}
+
+/** One streamed choice as clients see it: reasoning under both names, logprobs when sent. */
+export function deltaWire(choice: ChatDelta): Record<string, unknown> {
+  const { reasoning, ...delta } = choice.delta;
+  const shown: Record<string, unknown> = reasoning === undefined ? delta : { ...delta, reasoning, reasoning_content: reasoning };
+  const out: Record<string, unknown> = { index: choice.index, delta: shown, finish_reason: choice.finish_reason };
+  if (choice.logprobs !== undefined) out.logprobs = choice.logprobs;
+  return out;
+}
+
 /** A non-streamed `chat.completion` body. */
 export function completionWire(
   meta: CompletionMeta,
@@ -40,12 +64,12 @@ export function completionWire(
   usage: UsageWire,
   extra: Readonly<Record<string, unknown>> = {},
 ): Record<string, unknown> {
-  return { ...extra, id: meta.id, object: 'chat.completion', created: meta.created, model: meta.model, choices, usage };
+  return { ...extra, id: meta.id, object: 'chat.completion', created: meta.created, model: meta.model, choices: choices.map(choiceWire), usage };
 }
 
 /** One `chat.completion.chunk` carrying deltas. */
 export function chunkWire(meta: CompletionMeta, choices: readonly ChatDelta[]): Record<string, unknown> {
-  return { id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, choices };
+  return { id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, choices: choices.map(deltaWire) };
 }
 
 /** The final usage chunk (`choices: []`), sent before `[DONE]` on every stream. */

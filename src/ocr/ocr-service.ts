@@ -39,7 +39,7 @@ export async function recognizeDocument(deps: QueuedServiceDeps, caller: OcrCall
   const model = resolveModel(deps.catalog, request.model, 'ocr');
   deps.providers?.ocr(model.doc.provider);
   const { key, requestId, signal } = caller;
-  const ticket = await deps.admission.admit({ requestId, key, model, estimate: await estimateOcrCost(model, source), stream: false });
+  const ticket = await deps.admission.admit({ requestId, key, model, estimate: await estimateOcrCost(model, source, request.options), stream: false });
   const timeoutMs = deps.config.jobTimeoutMs;
   let input;
   try {
@@ -58,6 +58,7 @@ export async function recognizeDocument(deps: QueuedServiceDeps, caller: OcrCall
     ...jobBase(requestId, key, model, timeoutMs),
     op: 'recognize',
     document: { name: 'document', filename: 'document', contentType: input.contentType, bytes: input.data.length, kind: input.kind },
+    options: request.options,
   };
   const inputs = [{ name: 'document', data: input.data }];
   const { result, cost } = await runMeteredJob(deps.jobs, ticket, { queue: 'ocr', data, inputs }, { timeoutMs, signal });

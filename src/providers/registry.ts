@@ -84,9 +84,10 @@ export function createProviderRegistry(
     const adapter = adapters.get(providerId);
     if (adapter !== undefined) return adapter;
     const config = byId.get(providerId);
-    if (config === undefined) throw new GatewayError('upstream_error', `Provider "${providerId}" is not configured`);
-    const keyHint = config.apiKeyEnv === undefined ? '' : ` (set ${config.apiKeyEnv})`;
-    throw new GatewayError('service_unavailable', `Provider "${providerId}" is disabled: no credentials${keyHint}`);
+    if (config === undefined) throw new GatewayError('upstream_error', 'The provider of this model cannot be reached.');
+    // Which setting is missing is the operator's business (GET /v1/admin/models shows it):
+    // clients learn only that the model cannot be served now.
+    throw new GatewayError('service_unavailable', 'This model is not available right now. GET /v1/models lists the models that can be served.');
   }
   function capability<K extends 'chat' | 'images' | 'ocr'>(providerId: string, name: K): NonNullable<ProviderAdapter[K]> {
     const found = get(providerId)[name];

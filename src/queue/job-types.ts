@@ -1,7 +1,7 @@
 import type { BilledUnits } from '../billing/pricing.js';
 import type { ModelKind, PriceKey } from '../catalog/model-types.js';
 import type { ImageGenerateCall, ImageUsage } from '../providers/images/image-types.js';
-import type { OcrPage, OcrResult } from '../providers/ocr/ocr-types.js';
+import type { OcrOptions, OcrPage, OcrResult } from '../providers/ocr/ocr-types.js';
 import type { QueueName } from './queue-names.js';
 
 /**
@@ -60,6 +60,8 @@ export interface ImageEditJob extends JobBase {
 export interface OcrJob extends JobBase {
   op: 'recognize';
   document: BlobRef & { kind: 'pdf' | 'image' };
+  /** The client's OCR options (pages, image extraction); absent on jobs queued before they existed. */
+  options?: OcrOptions;
 }
 
 /** Job data by queue. */

@@ -19,7 +19,7 @@ export function ocrProcessor(ctx: ProcessorContext): (job: Job<OcrJob>) => Promi
       const file = await loadBlob(ctx, data.requestId, data.document);
       const document: OcrDocument =
         data.document.kind === 'pdf' ? { kind: 'pdf', data: file.data } : { kind: 'image', data: file.data, contentType: file.contentType };
-      const output = await ocr.recognize({ upstreamModel: data.model.upstreamModel, document, signal });
+      const output = await ocr.recognize({ upstreamModel: data.model.upstreamModel, document, signal, ...(data.options ? { options: data.options } : {}) });
       const units = ocrUnits(output.usage.pagesProcessed);
       const cost = costOf(pricedModel(data.model), units).toString();
       const result: OcrJobResult = { pages: output.pages, usage: output.usage, units, cost };

@@ -20,6 +20,8 @@ export interface ChatRequestBody {
   n?: number;
   reasoning?: ReasoningOptions;
   include_reasoning?: boolean;
+  /** OpenAI's effort input (what the AI SDK sends); `none` turns reasoning off. */
+  reasoning_effort?: unknown;
   [extra: string]: unknown;
 }
 
@@ -70,8 +72,17 @@ export interface TokenUsage {
 /** One choice of a non-streamed completion. */
 export interface ChatChoice {
   index: number;
-  message: { role: 'assistant'; content: string | null; reasoning?: string; tool_calls?: ToolCall[]; refusal?: string | null };
+  message: {
+    role: 'assistant';
+    content: string | null;
+    reasoning?: string;
+    tool_calls?: ToolCall[];
+    refusal?: string | null;
+    /** Upstream annotations (e.g. URL citations), relayed as sent. */
+    annotations?: unknown[];
+  };
   finish_reason: string | null;
+  /** Upstream token log probabilities, relayed as sent. */
   logprobs?: unknown;
 }
 
@@ -91,8 +102,12 @@ export interface ChatDelta {
     content?: string | null;
     reasoning?: string;
     tool_calls?: Array<{ index: number; id?: string; type?: 'function'; function?: { name?: string; arguments?: string } }>;
+    refusal?: string | null;
+    annotations?: unknown[];
   };
   finish_reason: string | null;
+  /** Upstream token log probabilities of this delta, relayed as sent. */
+  logprobs?: unknown;
 }
 
 /** Items of an adapter's stream: deltas, then exactly one final usage item. */

@@ -23,18 +23,41 @@ function effortForBudget(maxTokens: number): NonNullable<ReasoningOptions['effor
   return 'high';
 }
 
+type Effort = NonNullable<ReasoningOptions['effort']>;
+
+/** OpenAI `reasoning_effort` values → effort levels; `none` turns reasoning off. */
+const EFFORT_OF_OPENAI: Readonly<Record<string, Effort | 'none'>> = {
+  none: 'none',
+  minimal: 'minimal',
+  low: 'low',
+  medium: 'medium',
+  high: 'high',
+  xhigh: 'high',
+};
+
+/** OpenAI's `reasoning_effort` as an effort level, `none`, or undefined when absent/unknown. */
+function openAiEffort(value: unknown): Effort | 'none' | undefined {
+  return typeof value === 'string' ? EFFORT_OF_OPENAI[value] : undefined;
+}
+
 /**
- * Normalises OpenRouter-style reasoning options. Any `reasoning` object (unless
- * `enabled: false`) or `include_reasoning: true` turns reasoning on; `include_reasoning:
- * false` or `reasoning.exclude` keeps it out of the answer.
+ * Normalises the reasoning inputs clients send: OpenRouter's `reasoning` object (any object
+ * unless `enabled: false` turns reasoning on), else OpenAI's `reasoning_effort` (what the AI
+ * SDK sends; `none` turns it off), else legacy `include_reasoning: true`. `include_reasoning:
+ * false` or `reasoning.exclude` keeps reasoning out of the answer.
  */
-export function readReasoning(body: Pick<ChatRequestBody, 'reasoning' | 'include_reasoning'>): ReasoningRequest {
+export function readReasoning(body: Pick<ChatRequestBody, 'reasoning' | 'include_reasoning' | 'reasoning_effort'>): ReasoningRequest {
   const options = body.reasoning;
   const exclude = options?.exclude === true || body.include_reasoning === false;
-  const enabled = options !== undefined ? options.enabled !== false : body.include_reasoning === true;
+  const openAi = openAiEffort(body.reasoning_effort);
+  let enabled: boolean;
+  if (options !== undefined) enabled = options.enabled !== false;
+  else if (openAi !== undefined) enabled = openAi !== 'none';
+  else enabled = body.include_reasoning === true;
   if (!enabled) return { enabled, exclude };
   const maxTokens = options?.max_tokens;
-  const effort = options?.effort ?? (maxTokens !== undefined ? effortForBudget(maxTokens) : 'medium');
+  const requested = options?.effort ?? (openAi === 'none' ? undefined : openAi);
+  const effort = requested ?? (maxTokens !== undefined ? effortForBudget(maxTokens) : 'medium');
   return maxTokens === undefined ? { enabled, effort, exclude } : { enabled, effort, maxTokens, exclude };
 }
 

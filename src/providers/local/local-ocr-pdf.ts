@@ -46,11 +46,24 @@ async function readPage(
   };
 }
 
+/** 1-based page numbers to read: the requested 0-based indexes, or every page; 400 for a page the PDF lacks. */
+export function pageNumbersToRead(numPages: number, requested: readonly number[] | undefined): number[] {
+  if (requested === undefined) return Array.from({ length: numPages }, (_, i) => i + 1);
+  const missing = requested.find((index) => index >= numPages);
+  if (missing !== undefined) {
+    throw new GatewayError('invalid_request', `pages: page ${missing} does not exist; the document has ${numPages} page(s), indexed from 0`, {
+      param: 'pages',
+    });
+  }
+  return requested.map((index) => index + 1);
+}
+
 /**
- * Reads every page of a PDF into markdown: the text layer where there is one, OCR of the
- * rasterized page otherwise. Dimensions are the page in pixels at the raster dpi.
+ * Reads the pages of a PDF into markdown (every page, or the requested 0-based indexes): the
+ * text layer where there is one, OCR of the rasterized page otherwise. Dimensions are the page
+ * in pixels at the raster dpi.
  */
-export async function readPdf(data: Buffer, recognize: PngRecognizer, signal: AbortSignal): Promise<OcrPage[]> {
+export async function readPdf(data: Buffer, recognize: PngRecognizer, signal: AbortSignal, requested?: readonly number[]): Promise<OcrPage[]> {
   const pdf = await openPdf(data);
   try {
     if (pdf.numPages > MAX_OCR_PAGES) {
@@ -59,7 +72,7 @@ export async function readPdf(data: Buffer, recognize: PngRecognizer, signal: Ab
       });
     }
     const pages: OcrPage[] = [];
-    for (let number = 1; number <= pdf.numPages; number += 1) {
+    for (const number of pageNumbersToRead(pdf.numPages, requested)) {
       throwIfCancelled(signal);
       const page = await pdf.getPage(number).catch((error: unknown) => {
         throw new GatewayError('invalid_request', `Page ${number} of the PDF is unreadable`, {

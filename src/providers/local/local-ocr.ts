@@ -3,7 +3,7 @@ import type { OcrCall, OcrCapability, OcrPage, OcrResult } from '../ocr/ocr-type
 import { throwIfCancelled } from './local-image-cancel.js';
 import { normaliseOcrImage } from './local-ocr-image.js';
 import { ocrTextToMarkdown } from './local-ocr-markdown.js';
-import { readPdf } from './local-ocr-pdf.js';
+import { pageNumbersToRead, readPdf } from './local-ocr-pdf.js';
 import { recognizePng, type TesseractOptions } from './local-ocr-tesseract.js';
 
 export { terminateLocalOcr } from './local-ocr-tesseract.js';
@@ -46,9 +46,12 @@ export function createLocalOcr(opts: LocalOcrOptions = {}): OcrCapability {
       }
       throwIfCancelled(call.signal);
       const { document } = call;
+      const requested = call.options?.pages;
+      // An image is a one-page document: only index 0 exists.
+      if (document.kind === 'image') pageNumbersToRead(1, requested);
       const pages =
         document.kind === 'pdf'
-          ? await readPdf(document.data, recognize, call.signal)
+          ? await readPdf(document.data, recognize, call.signal, requested)
           : await readImage(document.data, tesseract, call.signal);
       return { pages, usage: { pagesProcessed: pages.length, docSizeBytes: document.data.length } };
     },

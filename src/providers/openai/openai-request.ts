@@ -6,7 +6,7 @@ import { isRecord, type JsonRecord } from '../http/narrow.js';
 const GATEWAY_ONLY_FIELDS: ReadonlySet<string> = new Set(['reasoning', 'include_reasoning']);
 
 /** Message fields that exist only in the gateway's (OpenRouter-style) history format. */
-const GATEWAY_ONLY_MESSAGE_FIELDS: ReadonlySet<string> = new Set(['reasoning']);
+const GATEWAY_ONLY_MESSAGE_FIELDS: ReadonlySet<string> = new Set(['reasoning', 'reasoning_content']);
 
 function upstreamMessage(message: ChatMessage): JsonRecord {
   const out: JsonRecord = {};

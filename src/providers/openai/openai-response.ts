@@ -46,12 +46,14 @@ function readChoice(value: unknown, position: number): ChatChoice {
   const toolCalls = readToolCalls(message);
   if (toolCalls !== undefined) out.tool_calls = toolCalls;
   if (typeof message.refusal === 'string' || message.refusal === null) out.refusal = message.refusal;
+  const annotations = arrayAt(message, 'annotations');
+  if (annotations !== undefined) out.annotations = annotations;
   const choice: ChatChoice = {
     index: numberAt(value, 'index') ?? position,
     message: out,
     finish_reason: stringAt(value, 'finish_reason') ?? null,
   };
-  if (value.logprobs !== undefined && value.logprobs !== null) choice.logprobs = value.logprobs;
+  if (value.logprobs !== undefined) choice.logprobs = value.logprobs;
   return choice;
 }
 

@@ -33,7 +33,12 @@ function readDelta(value: unknown, position: number): ChatDelta | undefined {
   if (reasoning !== undefined) delta.reasoning = reasoning;
   const calls = arrayAt(raw, 'tool_calls');
   if (calls !== undefined) delta.tool_calls = calls.filter(isRecord).map(readToolCallDelta);
-  return { index: numberAt(value, 'index') ?? position, delta, finish_reason: stringAt(value, 'finish_reason') ?? null };
+  if (typeof raw.refusal === 'string') delta.refusal = raw.refusal;
+  const annotations = arrayAt(raw, 'annotations');
+  if (annotations !== undefined) delta.annotations = annotations;
+  const out: ChatDelta = { index: numberAt(value, 'index') ?? position, delta, finish_reason: stringAt(value, 'finish_reason') ?? null };
+  if (value.logprobs !== undefined && value.logprobs !== null) out.logprobs = value.logprobs;
+  return out;
 }
 
 function deltaText(choice: ChatDelta): string {

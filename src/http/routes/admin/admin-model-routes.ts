@@ -1,7 +1,9 @@
 import { Router } from '@koa/router';
 import { toCatalogModel } from '../../../catalog/catalog-cache.js';
 import { modelInputSchema } from '../../../catalog/model-schema.js';
+import type { CatalogModel } from '../../../catalog/model-types.js';
 import { toPublicModel } from '../../../catalog/model-view.js';
+import { isServable, type ProviderAvailability } from '../../../catalog/servable.js';
 import type { Deps } from '../../../deps.js';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
@@ -17,9 +19,27 @@ function modelId(ctx: GatewayContext): string {
   return `${vendor}/${model}`;
 }
 
-/** Operator edits of the catalog; every web process picks them up via invalidation. */
-export function adminModelRoutes(deps: Pick<Deps, 'catalogRepository' | 'catalog' | 'bus'>): Router<GatewayState> {
+/** An entry as operators see it: public fields, private routing and whether it can be served now. */
+function operatorView(model: CatalogModel, providers: ProviderAvailability): Record<string, unknown> {
+  const { doc } = model;
+  return { ...toPublicModel(model), kind: doc.kind, provider: doc.provider, upstream_model: doc.upstream_model, available: isServable(model, providers) };
+}
+
+/**
+ * Operator view and edits of the catalog: every entry with its availability (clients see only
+ * servable ones); every web process picks edits up via invalidation.
+ */
+export function adminModelRoutes(deps: Pick<Deps, 'catalogRepository' | 'catalog' | 'bus' | 'providers'>): Router<GatewayState> {
   const router = new Router<GatewayState>();
+  router.get('/models', (ctx) => {
+    ctx.body = { data: deps.catalog.list().map((model) => operatorView(model, deps.providers)) };
+  });
+  router.get('/models/:vendor/:model', (ctx) => {
+    const id = modelId(ctx);
+    const model = deps.catalog.get(id);
+    if (!model) throw new GatewayError('model_not_found', `Model '${id}' does not exist.`, { param: 'model' });
+    ctx.body = { data: operatorView(model, deps.providers) };
+  });
   const announce = async () => {
     await deps.catalog.reload();
     await deps.bus.publish({ type: 'catalog' });
@@ -28,7 +48,7 @@ export function adminModelRoutes(deps: Pick<Deps, 'catalogRepository' | 'catalog
     const input = validate(modelInputSchema, ctx.request.body);
     const doc = await deps.catalogRepository.upsert(modelId(ctx), input);
     await announce();
-    ctx.body = { data: { ...toPublicModel(toCatalogModel(doc)), provider: doc.provider, upstream_model: doc.upstream_model } };
+    ctx.body = { data: operatorView(toCatalogModel(doc), deps.providers) };
   });
   router.delete('/models/:vendor/:model', async (ctx) => {
     const id = modelId(ctx);

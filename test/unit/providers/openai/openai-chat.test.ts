@@ -59,7 +59,7 @@ describe('openai chat.complete', () => {
     expect(requests[0]?.url).toBe('https://api.example.test/v1/chat/completions');
     expect(requests[0]?.headers.authorization).toBe('Bearer sk-test-key');
     expect((requests[0]?.body as Record<string, unknown>).model).toBe('gpt-4o');
-    expect(result.choices[0]?.message).toEqual({ role: 'assistant', content: 'Hello there.', refusal: null });
+    expect(result.choices[0]?.message).toEqual({ role: 'assistant', content: 'Hello there.', refusal: null, annotations: [] });
     expect(result.choices[0]?.finish_reason).toBe('stop');
     expect(result.usage).toEqual({ promptTokens: 19, completionTokens: 10, reasoningTokens: 4 });
     expect(result.extra).toEqual({ system_fingerprint: 'fp_44709d6fcb', service_tier: 'default' });
