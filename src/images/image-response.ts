@@ -8,26 +8,26 @@ export interface ImagesResponse {
   usage: {
     cost: number;
     images: number;
-    input_tokens?: number;
-    output_tokens?: number;
-    total_tokens?: number;
-    input_tokens_details?: { text_tokens: number; image_tokens: number };
+    input_tokens: number;
+    output_tokens: number;
+    total_tokens: number;
+    input_tokens_details: { text_tokens: number; image_tokens: number };
   };
 }
 
-/** Builds the response; token counts appear when the provider reported any (gpt-image). */
+/**
+ * Builds the response. The token fields OpenAI's spec requires of an image `usage` are always
+ * there: what a gpt-image provider reported (and billed), zeros for models priced per image.
+ */
 export function imagesResponse(created: number, result: ImagesJobResult, cost: bigint): ImagesResponse {
   const { usage } = result;
   const input = usage.textInputTokens + usage.imageInputTokens;
-  const tokens =
-    input + usage.imageOutputTokens > 0
-      ? {
-          input_tokens: input,
-          output_tokens: usage.imageOutputTokens,
-          total_tokens: input + usage.imageOutputTokens,
-          input_tokens_details: { text_tokens: usage.textInputTokens, image_tokens: usage.imageInputTokens },
-        }
-      : {};
+  const tokens = {
+    input_tokens: input,
+    output_tokens: usage.imageOutputTokens,
+    total_tokens: input + usage.imageOutputTokens,
+    input_tokens_details: { text_tokens: usage.textInputTokens, image_tokens: usage.imageInputTokens },
+  };
   const data = result.images.map((image) =>
     image.revised_prompt === undefined ? { b64_json: image.b64_json } : { b64_json: image.b64_json, revised_prompt: image.revised_prompt },
   );
