@@ -23,6 +23,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: ['test/unit/**'],
           globalSetup: ['test/setup/global-setup.ts'],
+          setupFiles: ['test/setup/spec-conformance.ts'],
         },
       },
     ],

@@ -1,3 +1,4 @@
+import { answeredDocuments, recordAnswer } from './spec-recorder.js';
 import { TEST_ADMIN_TOKEN } from './test-gateway.js';
 
 /** A JSON response: status, headers and parsed body. */
@@ -23,6 +24,7 @@ export async function call<T = any>(
   } else if (body !== undefined) headers['content-type'] ??= 'application/json';
   const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
   const text = await res.text();
+  recordAnswer(answeredDocuments, method, new URL(`${baseUrl}${path}`).pathname, res.status, res.headers.get('content-type') ?? '', text);
   let parsed: unknown = text;
   try {
     parsed = text ? JSON.parse(text) : null;

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeAnthropic } from '../../fixtures/upstreams/fake-anthropic.js';
 import { startFakeOpenAi, type FakeUpstream } from '../../fixtures/upstreams/fake-openai.js';
 import { adminClient } from '../../helpers/admin-client.js';
+import { answeredRecorder } from '../../helpers/spec-recorder.js';
 import { spawnWeb, type WebProcess } from '../../helpers/spawn-web.js';
 import { startTestGateway, testEnv, type TestGateway } from '../../helpers/test-gateway.js';
 
@@ -51,7 +52,7 @@ beforeAll(async () => {
   await admin.topup(accountId, 5);
   rawKey = (await admin.mintKey(accountId)).raw;
   web = await spawnWeb(env);
-  client = new OpenAI({ apiKey: rawKey, baseURL: `${web.url}/v1`, maxRetries: 0 });
+  client = new OpenAI({ apiKey: rawKey, baseURL: `${web.url}/v1`, maxRetries: 0, fetch: answeredRecorder.fetch });
 }, 180_000);
 afterAll(async () => {
   await web?.stop();

@@ -3,7 +3,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { generateImage, generateText, Output, stepCountIs, streamText, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { SpecRecorder, specProblems } from '../conformance/spec-recorder.js';
+import { SpecRecorder, specProblems } from '../../helpers/spec-recorder.js';
 import { CHAT_PRICES, startClientFarebox, UPSTREAM_REASONING, type ClientFarebox } from './client-setup.js';
 
 /**

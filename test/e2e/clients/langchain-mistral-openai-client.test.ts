@@ -6,7 +6,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { textPdf } from '../../fixtures/documents/test-pdfs.js';
-import { SpecRecorder, specProblems } from '../conformance/spec-recorder.js';
+import { SpecRecorder, specProblems } from '../../helpers/spec-recorder.js';
 import { startClientFarebox, UPSTREAM_REASONING, type ClientFarebox } from './client-setup.js';
 
 /** LangChain JS, the Mistral SDK and the official `openai` client against real web and worker processes. */

@@ -8,7 +8,7 @@ import { FAKE_ANNOTATION, startFakeOpenAi, type FakeUpstream } from '../../fixtu
 import { startFakeOpenAiImages, type FakeOpenAiImages } from '../../fixtures/upstreams/fake-openai-images.js';
 import { adminClient, call } from '../../helpers/admin-client.js';
 import { startQueueGateway, type QueueGateway } from '../../integration/queue/queue-gateway.js';
-import { countBySchema, SpecRecorder, specProblems } from './spec-recorder.js';
+import { countBySchema, SpecRecorder, specProblems } from '../../helpers/spec-recorder.js';
 
 /**
  * Every JSON body and stream chunk Farebox answers in these scenarios (chat of each provider

@@ -6,6 +6,7 @@ import { createLogger } from '../../../src/log/logger.js';
 import { JobQueue } from '../../../src/queue/job-queue.js';
 import { solidPng } from '../../fixtures/documents/test-images.js';
 import { adminClient } from '../../helpers/admin-client.js';
+import { answeredRecorder } from '../../helpers/spec-recorder.js';
 import { spawnWeb, type WebProcess } from '../../helpers/spawn-web.js';
 import { startTestGateway, testEnv, type TestGateway } from '../../helpers/test-gateway.js';
 import { spawnWorker, type WorkerProcess } from './spawn-worker.js';
@@ -28,7 +29,7 @@ beforeAll(async () => {
   await admin.topup(accountId, 5);
   const { raw } = await admin.mintKey(accountId);
   [web, worker] = await Promise.all([spawnWeb(env), spawnWorker(env)]);
-  client = new OpenAI({ apiKey: raw, baseURL: `${web.url}/v1`, maxRetries: 0 });
+  client = new OpenAI({ apiKey: raw, baseURL: `${web.url}/v1`, maxRetries: 0, fetch: answeredRecorder.fetch });
   jobs = await JobQueue.open(setup.config, createLogger('silent', new Writable({ write: (_c, _e, done) => done() })));
 }, 180_000);
 afterAll(async () => {

@@ -1,4 +1,5 @@
 import { adminClient, call, type JsonResponse } from '../../helpers/admin-client.js';
+import { answeredDocuments } from '../../helpers/spec-recorder.js';
 
 /** A funded account with one inference key. */
 export interface FundedKey {
@@ -73,7 +74,10 @@ export async function streamChat(
         if (data === undefined) continue;
         if (done) throw new Error('event after [DONE]');
         if (data === '[DONE]') done = true;
-        else events.push(JSON.parse(data) as Record<string, any>);
+        else {
+          events.push(JSON.parse(data) as Record<string, any>);
+          answeredDocuments.push({ method: 'POST', path: '/v1/chat/completions', status: res.status, part: 'chunk', json: events.at(-1) });
+        }
         if (options.abortAfter !== undefined && events.length >= options.abortAfter) {
           controller.abort();
           return { status: res.status, headers: res.headers, events, done, text };

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv';
-import { openAiSchema, schemaErrors } from '../../helpers/openai-spec.js';
+import { openAiSchema, schemaErrors } from './openai-spec.js';
 
 /** One JSON document Farebox answered: a whole body, or one SSE chunk of a stream. */
 export interface RecordedDocument {
@@ -19,35 +19,62 @@ export interface SpecProblem {
 }
 
 /**
+ * Adds what one answer carried to `documents`: its JSON body, or each `data:` chunk of an SSE
+ * body. Bodies that are neither (or do not parse) are left out.
+ */
+export function recordAnswer(documents: RecordedDocument[], method: string, path: string, status: number, contentType: string, text: string): void {
+  const parse = (data: string): unknown => {
+    try {
+      return JSON.parse(data) as unknown;
+    } catch {
+      return undefined;
+    }
+  };
+  if (contentType.includes('text/event-stream')) {
+    for (const line of text.split('\n')) {
+      if (!line.startsWith('data:')) continue;
+      const json = parse(line.slice(5).trim());
+      if (json !== undefined) documents.push({ method, path, status, part: 'chunk', json });
+    }
+  } else if (contentType.includes('application/json')) {
+    const json = parse(text);
+    if (json !== undefined) documents.push({ method, path, status, part: 'body', json });
+  }
+}
+
+/**
+ * Every answer the shared test helpers (`call`, `streamChat`) received from a gateway in this
+ * test file; checked against the spec after the file's tests (test/setup/spec-conformance.ts).
+ */
+export const answeredDocuments: RecordedDocument[] = [];
+
+/**
  * Records every JSON answer and every stream chunk that passes through a `fetch`, so client
  * libraries (openai, AI SDK, LangChain) can be given this fetch and everything they received
  * checked against OpenAI's spec afterwards. Bodies are read from a clone, next to the client.
  */
 export class SpecRecorder {
-  readonly documents: RecordedDocument[] = [];
   private readonly pending: Array<Promise<void>> = [];
+
+  /** @param documents where recorded documents go (a fresh list by default). */
+  constructor(readonly documents: RecordedDocument[] = []) {}
 
   /** A fetch that records what it returns. */
   readonly fetch: typeof globalThis.fetch = async (input, init) => {
     const response = await globalThis.fetch(input, init);
-    const request = new Request(input, init);
-    this.pending.push(this.record(request.method, new URL(request.url).pathname, response.clone()));
+    // Read from the arguments: building a Request would consume a streamed (multipart) body.
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+    const path = new URL(url).pathname;
+    const copy = response.clone();
+    this.pending.push(
+      copy.text().then(
+        (text) => recordAnswer(this.documents, method, path, copy.status, copy.headers.get('content-type') ?? '', text),
+        () => undefined,
+      ),
+    );
     return response;
   };
-
-  private async record(method: string, path: string, response: Response): Promise<void> {
-    const type = response.headers.get('content-type') ?? '';
-    const text = await response.text().catch(() => '');
-    if (type.includes('text/event-stream')) {
-      for (const line of text.split('\n')) {
-        if (!line.startsWith('data:')) continue;
-        const data = line.slice(5).trim();
-        if (data !== '' && data !== '[DONE]') this.documents.push({ method, path, status: response.status, part: 'chunk', json: JSON.parse(data) });
-      }
-    } else if (type.includes('application/json')) {
-      this.documents.push({ method, path, status: response.status, part: 'body', json: JSON.parse(text) });
-    }
-  }
 
   /** Waits for every recorded body to be read in full. */
   async settle(): Promise<RecordedDocument[]> {
@@ -58,6 +85,7 @@ export class SpecRecorder {
 
 /** The spec schema a document must satisfy, by route, status and part; undefined when the spec has none. */
 export function schemaFor(doc: RecordedDocument): string | undefined {
+  if (!doc.path.startsWith('/v1/')) return undefined;
   if (doc.status >= 400) return 'ErrorResponse';
   if (doc.method === 'GET' && doc.path === '/v1/models') return 'ListModelsResponse';
   if (doc.method === 'GET' && doc.path.startsWith('/v1/models/')) return 'Model';
@@ -109,3 +137,6 @@ export function countBySchema(documents: readonly RecordedDocument[]): Record<st
   }
   return counts;
 }
+
+/** A recorder feeding `answeredDocuments`: give its `fetch` to SDK clients in e2e tests. */
+export const answeredRecorder = new SpecRecorder(answeredDocuments);
