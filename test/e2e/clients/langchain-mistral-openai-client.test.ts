@@ -45,6 +45,7 @@ describe('LangChain (@langchain/openai)', () => {
     expect(pieces).toBeGreaterThan(2);
     expect(merged?.content).toBe('Echo: stream with langchain');
     expect(merged?.usage_metadata?.output_tokens).toBeGreaterThan(0);
+    expect(merged === undefined ? undefined : costOf(merged)).toBeGreaterThan(0);
   });
 
   it('sees reasoning through reasoning_content, from a local model and relayed from an upstream', async () => {
