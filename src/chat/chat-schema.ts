@@ -106,6 +106,7 @@ export const chatRequestSchema = z.looseObject({
   seed: z.number().int().nullable().optional(),
   reasoning: reasoning.optional(),
   include_reasoning: z.boolean().optional(),
+  reasoning_effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']).nullable().optional(),
 });
 
 /**

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic } from '../../fixtures/upstreams/fake-anthropic.js';
 import { FAKE_ANNOTATION, startFakeOpenAi, type FakeUpstream } from '../../fixtures/upstreams/fake-openai.js';
 import { startFakeOpenAiImages, type FakeOpenAiImages } from '../../fixtures/upstreams/fake-openai-images.js';
+import { textPdf } from '../../fixtures/documents/test-pdfs.js';
 import { adminClient, call } from '../../helpers/admin-client.js';
 import { startQueueGateway, type QueueGateway } from '../../integration/queue/queue-gateway.js';
 import { countBySchema, SpecRecorder, specProblems } from '../../helpers/spec-recorder.js';
@@ -210,6 +211,25 @@ describe('images, models and errors', () => {
     expect(bad.status).toBe(401);
     expect((await recorder.fetch(`${gateway.gw.url}/v1/nothing-here`)).status).toBe(404);
     expect((await call(gateway.gw.url, 'GET', '/v1/models/no/such')).status).toBe(404);
+  });
+});
+
+describe("Mistral's OCR pages option", () => {
+  it('reads and bills only the requested pages, and refuses pages the document lacks', async () => {
+    const pdf = await textPdf([['page zero'], ['page one'], ['page two']]);
+    const document = { type: 'document_url', document_url: `data:application/pdf;base64,${pdf.toString('base64')}` };
+    const { raw } = await gateway.fundedKey(1);
+    const ocr = (extra: Record<string, unknown>) => call(gateway.gw.url, 'POST', '/v1/ocr', { token: raw, body: { model: 'local/reader', document, ...extra } });
+    const two = await ocr({ pages: '0,2' });
+    expect(two.status).toBe(200);
+    expect(two.body.pages.map((p: { index: number }) => p.index)).toEqual([0, 2]);
+    expect(two.body.usage_info.pages_processed).toBe(2);
+    expect(two.body.usage.cost).toBe(0.002);
+    const charged = await gateway.charge(two.headers.get('x-service-request-id') ?? '');
+    expect(charged).not.toBeNull();
+    const missing = await ocr({ pages: [5] });
+    expect([missing.status, missing.body.error.code, missing.body.error.param]).toEqual([400, 'invalid_request', 'pages']);
+    expect(await gateway.charge(missing.headers.get('x-service-request-id') ?? '')).toBeNull();
   });
 });
 

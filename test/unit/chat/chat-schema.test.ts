@@ -41,6 +41,7 @@ describe('chat request schema', () => {
     ['json_schema without schema', { model: 'm', messages: user, response_format: { type: 'json_schema', json_schema: { name: 'x' } } }, 'response_format.json_schema.schema'],
     ['unknown response_format', { model: 'm', messages: user, response_format: { type: 'xml' } }, 'response_format.type'],
     ['bad reasoning effort', { model: 'm', messages: user, reasoning: { effort: 'max' } }, 'reasoning.effort'],
+    ['bad reasoning_effort', { model: 'm', messages: user, reasoning_effort: 'max' }, 'reasoning_effort'],
     ['stream not boolean', { model: 'm', messages: user, stream: 'yes' }, 'stream'],
   ])('rejects %s', (_name, body, param) => {
     expect(paramOf(body)).toBe(param);
