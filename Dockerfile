@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # One image for every process: web (default), worker and release, chosen by command:
 #   docker run IMAGE                                   web on $PORT (8080)
 #   docker run IMAGE node dist/workers/main.js         worker
