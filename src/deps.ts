@@ -54,10 +54,10 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   const metrics = new Metrics({ defaultMetrics: config.env !== 'test' });
   const mongo = await connectMongo(config.mongoUri, config.mongoDb);
   const c = collections(mongo.db);
-  const redis = createRedis(config.redisUrl, 'farebox');
+  const redis = createRedis(config.redis, 'farebox');
   redis.on('error', (err) => log.debug({ err }, 'redis error'));
   await waitReady(redis);
-  const bus = createInvalidationBus(redis, config.redisUrl, config.redisPrefix, log);
+  const bus = createInvalidationBus(redis, config.redis, config.redisPrefix, log);
   const catalogRepository = new CatalogRepository(c.models);
   const catalog = new CatalogCache(catalogRepository, log);
   const keyAuth = new KeyAuthenticator(c, clock);

@@ -43,7 +43,7 @@ export async function startWorkers(deps: Pick<Deps, 'config' | 'log'> & { readon
   const { config, log } = deps;
   const connections: Redis[] = [];
   const connect = (name: string): Redis => {
-    const redis = workerConnection(config.redisUrl, name);
+    const redis = workerConnection(config.redis, name);
     redis.on('error', (err) => log.debug({ err, connection: name }, 'worker redis error'));
     connections.push(redis);
     return redis;

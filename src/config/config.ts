@@ -10,7 +10,10 @@ const schema = z
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     PORT: int(8080, 0).pipe(z.number().max(65535)),
     REDIS_URL: z.url({ protocol: /^rediss?$/ }),
-    MONGODB_URI: z.url({ protocol: /^mongodb(\+srv)?$/ }),
+    REDIS_TLS_REJECT_UNAUTHORIZED: z.enum(['true', 'false', '1', '0']).default('true').transform((v) => v === 'true' || v === '1'),
+    // Not z.url(): a replica-set seed list (`mongodb://a:27017,b:27017/?replicaSet=…`) is no WHATWG
+    // URL. The driver parses the rest, including `mongodb+srv://` and `tls=true` options.
+    MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\/[^\s/?]+(\/[^\s]*)?$/, 'must be a mongodb:// or mongodb+srv:// URI'),
     MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,60}$/).default('farebox'),
     REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]{1,60}$/).default('fbx'),
     ADMIN_TOKEN: z.string().min(16).optional(),
@@ -41,6 +44,11 @@ export interface Config {
   readonly env: 'development' | 'test' | 'production';
   readonly port: number;
   readonly redisUrl: string;
+  /**
+   * Where Redis connections go: the URL and whether a `rediss://` server's certificate must be
+   * trusted (`REDIS_TLS_REJECT_UNAUTHORIZED`, on unless set to false for self-signed managed Redis).
+   */
+  readonly redis: { readonly url: string; readonly tlsRejectUnauthorized: boolean };
   readonly redisPrefix: string;
   readonly mongoUri: string;
   readonly mongoDb: string;
@@ -87,6 +95,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     env: e.NODE_ENV,
     port: e.PORT,
     redisUrl: e.REDIS_URL,
+    redis: { url: e.REDIS_URL, tlsRejectUnauthorized: e.REDIS_TLS_REJECT_UNAUTHORIZED },
     redisPrefix: e.REDIS_PREFIX,
     mongoUri: e.MONGODB_URI,
     mongoDb: e.MONGODB_DB,

@@ -53,7 +53,7 @@ export class JobQueue {
   /** Connects the producers and the event listeners and waits until they listen. */
   static async open(config: Config, log: Logger, options: JobQueueOptions = {}): Promise<JobQueue> {
     // Producers fail fast while Redis is unreachable (503), like every other web-side client.
-    const producer = createRedis(config.redisUrl, 'farebox-producer');
+    const producer = createRedis(config.redis, 'farebox-producer');
     producer.on('error', (err) => log.debug({ err }, 'queue producer redis error'));
     // BullMQ checks the server version as it constructs a queue; without an offline queue
     // that check must find the connection ready.
@@ -64,7 +64,7 @@ export class JobQueue {
     for (const name of QUEUE_NAMES) {
       queues[name] = new Queue(name, { connection: producer, prefix: config.redisPrefix, defaultJobOptions: JOB_OPTIONS, skipWaitingForReady: true });
       queues[name].on('error', (err) => log.debug({ err, queue: name }, 'queue error'));
-      const listener = workerConnection(config.redisUrl, `farebox-events-${name}`);
+      const listener = workerConnection(config.redis, `farebox-events-${name}`);
       listener.on('error', (err) => log.debug({ err }, 'queue events redis error'));
       connections.push(listener);
       events[name] = new QueueEvents(name, { connection: listener, prefix: config.redisPrefix });

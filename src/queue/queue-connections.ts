@@ -1,12 +1,14 @@
 import { Redis } from 'ioredis';
+import { redisTlsOptions, redisUrlOf, type RedisTarget } from '../redis/redis-tls.js';
 
 /**
  * A connection for workers and event listeners: BullMQ requires `maxRetriesPerRequest: null`
  * for blocking commands, and these processes should wait out a Redis restart, so commands
  * queue while disconnected and the client reconnects forever.
  */
-export function workerConnection(url: string, name: string): Redis {
-  return new Redis(url, {
+export function workerConnection(target: RedisTarget, name: string): Redis {
+  return new Redis(redisUrlOf(target), {
+    ...redisTlsOptions(target),
     connectionName: name,
     maxRetriesPerRequest: null,
     enableOfflineQueue: true,

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { redisTlsOptions, redisUrlOf, type RedisTarget } from './redis-tls.js';
 
 /** Something every web process must forget at once. */
 export type Invalidation = { type: 'catalog' } | { type: 'key'; keyId: string; hash: string } | { type: 'account'; accountId: string };
@@ -25,7 +26,7 @@ function parse(message: string): Invalidation | null {
  * Creates the bus. Subscribing needs a dedicated connection; publishing uses the shared one.
  * Messages can be lost while Redis is down, which is why every cache also has a short TTL.
  */
-export function createInvalidationBus(publisher: Redis, url: string, prefix: string, log: Logger): InvalidationBus {
+export function createInvalidationBus(publisher: Redis, target: RedisTarget, prefix: string, log: Logger): InvalidationBus {
   const channel = `${prefix}:invalidate`;
   const handlers: Array<(event: Invalidation) => void> = [];
   let subscriber: Redis | null = null;
@@ -37,7 +38,7 @@ export function createInvalidationBus(publisher: Redis, url: string, prefix: str
     subscribe(handler) {
       handlers.push(handler);
       if (subscriber) return;
-      subscriber = new Redis(url, { connectionName: 'invalidation', maxRetriesPerRequest: null });
+      subscriber = new Redis(redisUrlOf(target), { ...redisTlsOptions(target), connectionName: 'invalidation', maxRetriesPerRequest: null });
       subscriber.on('error', (err) => log.debug({ err }, 'invalidation subscriber error'));
       void subscriber.subscribe(channel).catch((err: unknown) => log.warn({ err }, 'invalidation subscribe failed'));
       subscriber.on('message', (_channel: string, message: string) => {

@@ -1,12 +1,15 @@
 import { Redis } from 'ioredis';
+import { redisTlsOptions, redisUrlOf, type RedisTarget } from './redis-tls.js';
 
 /**
  * A Redis connection for admission state and caches. Commands fail fast while disconnected
  * (no offline queue) so that callers can answer 503 instead of hanging, and the client keeps
- * reconnecting in the background so service resumes by itself.
+ * reconnecting in the background so service resumes by itself. `rediss://` targets connect over
+ * TLS, with the verification setting the target carries.
  */
-export function createRedis(url: string, name: string): Redis {
-  return new Redis(url, {
+export function createRedis(target: RedisTarget, name: string): Redis {
+  return new Redis(redisUrlOf(target), {
+    ...redisTlsOptions(target),
     connectionName: name,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
@@ -28,4 +31,4 @@ export async function waitReady(redis: Redis, timeoutMs = 10_000): Promise<void>
   });
 }
 
-export type { Redis };
+export type { Redis, RedisTarget };

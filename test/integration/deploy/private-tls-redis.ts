@@ -1,0 +1,66 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { createSelfSignedCertificate } from '../../fixtures/documents/self-signed-cert.js';
+import { freePort } from '../../helpers/spawn-web.js';
+
+/** A redis-server of the test's own that speaks only TLS, with a certificate made for it. */
+export interface PrivateTlsRedis {
+  /** `rediss://127.0.0.1:<port>` */
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+async function waitPong(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`redis-server with TLS exited (${child.exitCode})`);
+    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, tls: { rejectUnauthorized: false } });
+    probe.on('error', () => undefined);
+    try {
+      await probe.connect();
+      if ((await probe.ping()) === 'PONG') return;
+    } catch {
+      // not up yet
+    } finally {
+      probe.disconnect();
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`redis-server at ${url} did not answer over TLS`);
+}
+
+/**
+ * Starts a redis-server with TLS only (plain port off, client certificates not asked for), using
+ * a self-signed certificate for localhost/127.0.0.1, as managed Redis services without a public
+ * CA present themselves.
+ */
+export async function privateTlsRedis(): Promise<PrivateTlsRedis> {
+  const dir = await mkdtemp(join(tmpdir(), 'fbx-tls-redis-'));
+  const { cert, key } = createSelfSignedCertificate(['localhost'], ['127.0.0.1']);
+  await writeFile(join(dir, 'cert.pem'), cert);
+  await writeFile(join(dir, 'key.pem'), key, { mode: 0o600 });
+  const port = await freePort();
+  const args = ['--port', '0', '--tls-port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  args.push('--tls-cert-file', join(dir, 'cert.pem'), '--tls-key-file', join(dir, 'key.pem'), '--tls-auth-clients', 'no');
+  const child = spawn('redis-server', args, { stdio: 'ignore' });
+  const url = `rediss://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = once(child, 'exit');
+      child.kill('SIGKILL');
+      await exited;
+    }
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitPong(url, child, 10_000);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { url, stop };
+}
