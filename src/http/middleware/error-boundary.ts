@@ -2,7 +2,23 @@ import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { classifyError } from '../../errors/classify-error.js';
 import { errorHeaders, serializeError } from '../../errors/serialize.js';
-import type { GatewayState } from '../state.js';
+import type { GatewayContext, GatewayState } from '../state.js';
+
+/**
+ * Headers every response keeps, errors included: request id, CORS and rate-limit figures, and
+ * `Connection: close` when the request body was left unread.
+ */
+const KEPT_HEADER = /^(x-service-request-id|x-request-id|access-control-.*|vary|x-ratelimit-.*|connection)$/i;
+
+/**
+ * Drops whatever the failed handler had set (content type, caching, partial results' headers),
+ * as Koa's own `onerror` does, but keeps the headers that belong on every response.
+ */
+function clearHeaders(ctx: GatewayContext): void {
+  for (const name of ctx.res.getHeaderNames()) {
+    if (!KEPT_HEADER.test(name)) ctx.res.removeHeader(name);
+  }
+}
 
 /**
  * Catches everything below it and answers with the one error shape. Unknown errors are
@@ -17,6 +33,7 @@ export function errorBoundary(log: Logger): Middleware<GatewayState> {
       const err = classifyError(thrown);
       if (err.status >= 500) log.error({ err: err.cause ?? err, request_id: ctx.state.requestId, code: err.code }, err.message);
       if (ctx.headerSent || !ctx.writable) return;
+      clearHeaders(ctx);
       ctx.status = err.status;
       ctx.set(errorHeaders(err));
       ctx.body = serializeError(err);

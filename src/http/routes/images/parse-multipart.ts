@@ -54,6 +54,38 @@ function boundedSink(field: string, limit: number, done: (data: Buffer) => void)
   });
 }
 
+/** Longest the rest of a refused upload is read before answering anyway. */
+const DRAIN_TIMEOUT_MS = 30_000;
+
+/**
+ * Reads and discards the rest of a refused upload, up to `limit` more bytes, so the answer
+ * goes out after the client has finished sending: answering mid-upload and then closing makes
+ * the client's socket see a reset instead of the 413. Resolves whether the body was read to
+ * its end; past the bound or the time limit the caller closes the connection instead.
+ */
+export async function drainRemainder(req: IncomingMessage, limit: number): Promise<boolean> {
+  if (req.readableEnded || req.destroyed) return req.readableEnded;
+  return new Promise<boolean>((resolve) => {
+    let seen = 0;
+    const finish = (ended: boolean) => {
+      clearTimeout(timer);
+      req.off('data', onData).off('end', onEnd).off('error', onFail).off('close', onFail);
+      if (!ended) req.pause();
+      resolve(ended);
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > limit) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onFail = () => finish(false);
+    const timer = setTimeout(onFail, DRAIN_TIMEOUT_MS);
+    req.on('data', onData).on('end', onEnd).on('error', onFail).on('close', onFail);
+    req.unpipe();
+    req.resume();
+  });
+}
+
 function formError(err: unknown): GatewayError {
   if (isGatewayError(err)) return err;
   const status = typeof err === 'object' && err !== null ? (err as { httpCode?: unknown }).httpCode : undefined;
@@ -71,6 +103,19 @@ function formError(err: unknown): GatewayError {
  * file (param = its field, e.g. `image[]`), 400 for anything malformed or unexpected.
  */
 export async function parseMultipart(req: IncomingMessage, limits: MultipartLimits): Promise<MultipartForm> {
+  // A body of another type, or one some parser already read, would leave formidable waiting.
+  if (!/^multipart\/form-data\s*;/i.test(req.headers['content-type'] ?? '') || req.readableEnded) {
+    throw new GatewayError('invalid_request', 'Expected a multipart/form-data body.');
+  }
+  try {
+    return await readForm(req, limits);
+  } catch (err) {
+    await drainRemainder(req, limits.fileBytes * limits.maxFiles + limits.fieldBytes);
+    throw err;
+  }
+}
+
+async function readForm(req: IncomingMessage, limits: MultipartLimits): Promise<MultipartForm> {
   const contents = new Map<unknown, Buffer>();
   let currentField = '';
   const sinkFor = (file: unknown): Writable => {
