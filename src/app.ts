@@ -4,7 +4,7 @@ import Koa from 'koa';
 import { koaBody } from 'koa-body';
 import type { Deps } from './deps.js';
 import { GatewayError } from './errors/gateway-error.js';
-import { serializeError } from './errors/serialize.js';
+import { errorHeaders, serializeError } from './errors/serialize.js';
 import { accessLog } from './http/middleware/access-log.js';
 import { EXPOSED_HEADERS } from './http/middleware/cors-headers.js';
 import { errorBoundary } from './http/middleware/error-boundary.js';
@@ -39,6 +39,7 @@ function notFound(): Koa.Middleware<GatewayState> {
   return async function notFoundMiddleware(ctx) {
     const err = new GatewayError('not_found', `No route for ${ctx.method} ${ctx.path}`);
     ctx.status = err.status;
+    ctx.set(errorHeaders(err));
     ctx.body = serializeError(err);
   };
 }
