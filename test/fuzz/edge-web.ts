@@ -16,6 +16,8 @@ export interface EdgeWeb {
   freeTier: string;
   management: string;
   fundedAccount: string;
+  /** A key of the funded account that no other request uses, for operator calls to change. */
+  spareKeyId: string;
   close(): Promise<void>;
 }
 
@@ -28,7 +30,8 @@ export async function startEdgeWeb(extraEnv: Record<string, string> = {}): Promi
   const fundedAccount = await admin.createAccount('funded');
   await admin.topup(fundedAccount, 50);
   const freeAccount = await admin.createAccount('free');
-  const [funded, freeTier, management] = await Promise.all([
+  const [funded, spare, freeTier, management] = await Promise.all([
+    admin.mintKey(fundedAccount),
     admin.mintKey(fundedAccount),
     admin.mintKey(freeAccount),
     admin.mintKey(fundedAccount, { role: 'management' }),
@@ -41,6 +44,7 @@ export async function startEdgeWeb(extraEnv: Record<string, string> = {}): Promi
     freeTier: freeTier.raw,
     management: management.raw,
     fundedAccount,
+    spareKeyId: spare.keyId,
     async close() {
       await web.stop();
       await setup.close();
