@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import { expect } from 'vitest';
 import { ERROR_TABLE, type ErrorCode } from '../../src/errors/error-table.js';
 import { adminClient } from '../helpers/admin-client.js';
+import { LOOPBACK_GUARD_OPTIONS } from '../setup/block-network.js';
 import { spawnWeb, type WebProcess } from '../helpers/spawn-web.js';
 import { startTestGateway, testEnv, TEST_ADMIN_TOKEN, type TestGateway } from '../helpers/test-gateway.js';
 
@@ -36,7 +37,7 @@ export async function startEdgeWeb(extraEnv: Record<string, string> = {}): Promi
     admin.mintKey(freeAccount),
     admin.mintKey(fundedAccount, { role: 'management' }),
   ]);
-  const web = await spawnWeb(env);
+  const web = await spawnWeb({ ...env, NODE_OPTIONS: LOOPBACK_GUARD_OPTIONS });
   return {
     url: web.url,
     web,
