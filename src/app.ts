@@ -28,6 +28,13 @@ export interface AppExtensions {
   liveUsage?: LiveUsageReader;
 }
 
+/**
+ * Unread body bytes discarded before an error is answered, so ordinary oversized bodies get
+ * their 413 rather than a reset; past this the connection is closed instead. Reading costs
+ * bandwidth, not memory.
+ */
+const MIN_DRAIN_BYTES = 64 * 1024 * 1024;
+
 /** Paths that take multipart/form-data; every other body is JSON. */
 const MULTIPART_PATHS: ReadonlySet<string> = new Set(['/v1/images/edits']);
 
@@ -52,7 +59,7 @@ export function createApp(deps: Deps, extensions: AppExtensions = {}): Koa<Gatew
   app.use(accessLog(deps.log));
   app.use(metricsMiddleware(deps.metrics));
   app.use(cors({ origin: '*', exposeHeaders: [...EXPOSED_HEADERS], allowHeaders: ['Authorization', 'Content-Type', 'X-Title', 'HTTP-Referer'], maxAge: 600 }));
-  app.use(errorBoundary(deps.log));
+  app.use(errorBoundary(deps.log, { drainBytes: Math.max(4 * deps.config.limits.jsonBodyBytes, MIN_DRAIN_BYTES) }));
   app.use(requireContentType({ multipartPaths: MULTIPART_PATHS }));
   app.use(koaBody({ jsonLimit: deps.config.limits.jsonBodyBytes, jsonStrict: true, multipart: false, urlencoded: false, text: false }));
   app.use(jsonLimits());

@@ -68,6 +68,19 @@ describe('size limits at the edge', () => {
     expect([res.status, res.body.error.code]).toEqual([413, 'payload_too_large']);
   });
 
+  it('JSON bodies over the limit get their 413 every time, never a reset (20 tries, sized and chunked)', async () => {
+    const big = chat({ model: 'local/echo', user: 'u'.repeat(4 * JSON_LIMIT) });
+    const failures: string[] = [];
+    for (let i = 0; i < 20; i += 1) {
+      // A stream body has no declared length, so the limit is found while reading it.
+      const body = i % 2 === 0 ? big : new Blob([big]).stream();
+      const init = { method: 'POST', headers: { authorization: `Bearer ${edge.funded}`, 'content-type': 'application/json' }, body, duplex: 'half', signal: AbortSignal.timeout(5_000) } as RequestInit;
+      const status = await fetch(`${edge.url}/v1/chat/completions`, init).then((res) => res.status, (err: unknown) => `${String(err)} ${String((err as { cause?: unknown }).cause)}`);
+      if (status !== 413) failures.push(`try ${i}: ${status}`);
+    }
+    expect(failures).toEqual([]);
+  });
+
   it.each([65, 1000, 200_000])('JSON nested %i levels deep → 400', async (depth) => {
     const body = `{"model":"local/echo","messages":[{"role":"user","content":"x"}],"metadata":${nested(depth)}}`;
     const res = await send(`depth ${depth}`, { path: '/v1/chat/completions', key: edge.funded, contentType: 'application/json', body });
@@ -102,9 +115,9 @@ describe('long runs of one character', () => {
     expect([res.status, res.body.error.code]).toEqual([403, 'model_not_allowed']);
   });
 
-  // Fails until token counting is linear in runs of one character (the count blocks the event
-  // loop for seconds today, so /healthz stalls); flip back to `it` once that is in.
-  it.fails('100 KB to local/echo from a funded key → 200', async () => {
+  // Skipped until token counting is linear in runs of one character: today the count blocks
+  // the event loop for 15-30 s (so /healthz stalls), too long to spend on a known failure.
+  it.skip('100 KB to local/echo from a funded key → 200', async () => {
     const res = await send('funded', { path: '/v1/chat/completions', key: edge.funded, contentType: 'application/json', body: chat({ model: 'local/echo', messages: [{ role: 'user', content: prompt }] }) });
     expect(res.status).toBe(200);
   });
