@@ -4,7 +4,7 @@ import { BENCH_CHAT_MODEL } from './bench-seed.js';
 import type { ScenarioContext, ScenarioOutput } from './scenario-context.js';
 
 /** Longest the scenario waits for one hostile request before recording it as unanswered. */
-const REQUEST_TIMEOUT_MS = 60_000;
+const REQUEST_TIMEOUT_MS = 30_000;
 
 /** One hostile request: over fetch, or as raw bytes for what the HTTP parser must refuse. */
 interface HostileCase {
@@ -70,9 +70,14 @@ async function freeTierKey(ctx: ScenarioContext): Promise<string> {
   return minted.key;
 }
 
-/** The web's event-loop delay since its previous scrape (`stat="max"`), in ms. */
+/**
+ * The web's event-loop delay since its previous scrape (`stat="max"`), in ms; NaN when the web
+ * does not answer in time (its loop is still blocked, which the report then says).
+ */
 async function loopDelayMs(ctx: ScenarioContext): Promise<number> {
-  const res = await fetch(`${ctx.stack.webUrl}/metrics`, { headers: { authorization: `Bearer ${ctx.stack.adminToken}` } });
+  const signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+  const res = await fetch(`${ctx.stack.webUrl}/metrics`, { headers: { authorization: `Bearer ${ctx.stack.adminToken}` }, signal }).catch(() => undefined);
+  if (!res) return Number.NaN;
   const line = /^farebox_event_loop_delay_seconds\{stat="max"\} (\S+)$/m.exec(await res.text());
   return line?.[1] === undefined ? Number.NaN : Number(line[1]) * 1000;
 }
@@ -95,7 +100,13 @@ export async function hostileScenario(ctx: ScenarioContext): Promise<ScenarioOut
   const [slowestName, slowest] = Object.entries(timings).reduce((a, b) => (b[1].ms > a[1].ms ? b : a));
   return {
     rows: [
-      absoluteRow('hostile corpus: worst event-loop delay', 'ms', worstLoopMs, worstLoopMs <= 50, '≤ 50 ms'),
+      absoluteRow(
+        `hostile corpus: worst event-loop delay${Number.isNaN(worstLoopMs) ? ' (web still blocked, /metrics unanswered)' : ''}`,
+        'ms',
+        worstLoopMs,
+        worstLoopMs <= 50,
+        '≤ 50 ms',
+      ),
       absoluteRow(`hostile corpus: slowest request (${slowestName})`, 'ms', slowest.ms, null, '—'),
     ],
     details: { worstEventLoopDelayMs: worstLoopMs, slowest: { name: slowestName, ...slowest }, requests: timings },
