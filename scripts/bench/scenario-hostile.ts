@@ -84,29 +84,28 @@ async function loopDelayMs(ctx: ScenarioContext): Promise<number> {
 
 /**
  * Sends the hostile corpus one request at a time and reports the slowest single request and
- * the worst event-loop delay of the web meanwhile (the /metrics window is restarted first).
+ * the worst event-loop delay of the web, read from /metrics after each request (the window
+ * restarts at each scrape, so each reading belongs to one request).
  */
 export async function hostileScenario(ctx: ScenarioContext): Promise<ScenarioOutput> {
   const cases = corpus(ctx.stack.account.key, await freeTierKey(ctx));
   await loopDelayMs(ctx);
-  const timings: Record<string, { status: number; ms: number }> = {};
+  const timings: Record<string, { status: number; ms: number; loopDelayMs: number }> = {};
   for (const c of cases) {
     const started = performance.now();
     const status = await c.send(ctx.stack.webUrl).catch(() => 0);
-    timings[c.name] = { status, ms: Math.round(performance.now() - started) };
-    ctx.log(`hostile: ${c.name} → ${status || 'no answer'} in ${timings[c.name]?.ms} ms`);
+    const ms = Math.round(performance.now() - started);
+    const loopDelay = await loopDelayMs(ctx);
+    timings[c.name] = { status, ms, loopDelayMs: Math.round(loopDelay) };
+    ctx.log(`hostile: ${c.name} → ${status || 'no answer'} in ${ms} ms; event-loop delay ${Number.isNaN(loopDelay) ? 'unread (web blocked)' : `${Math.round(loopDelay)} ms`}`);
   }
-  const worstLoopMs = await loopDelayMs(ctx);
-  const [slowestName, slowest] = Object.entries(timings).reduce((a, b) => (b[1].ms > a[1].ms ? b : a));
+  const entries = Object.entries(timings);
+  const blocked = entries.some(([, t]) => Number.isNaN(t.loopDelayMs));
+  const worstLoopMs = blocked ? Number.NaN : Math.max(...entries.map(([, t]) => t.loopDelayMs));
+  const [slowestName, slowest] = entries.reduce((a, b) => (b[1].ms > a[1].ms ? b : a));
   return {
     rows: [
-      absoluteRow(
-        `hostile corpus: worst event-loop delay${Number.isNaN(worstLoopMs) ? ' (web still blocked, /metrics unanswered)' : ''}`,
-        'ms',
-        worstLoopMs,
-        worstLoopMs <= 50,
-        '≤ 50 ms',
-      ),
+      absoluteRow(`hostile corpus: worst event-loop delay${blocked ? ' (web still blocked, /metrics unanswered)' : ''}`, 'ms', worstLoopMs, worstLoopMs <= 50, '≤ 50 ms'),
       absoluteRow(`hostile corpus: slowest request (${slowestName})`, 'ms', slowest.ms, null, '—'),
     ],
     details: { worstEventLoopDelayMs: worstLoopMs, slowest: { name: slowestName, ...slowest }, requests: timings },
