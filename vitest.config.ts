@@ -10,6 +10,8 @@ export default defineConfig({
     // The machines this runs on have two cores; mongod under Wine needs one of them.
     maxWorkers: 2,
     testTimeout: 30_000,
+    // Outbound network is blocked: tests talk only to loopback (stores, fakes, spawned processes).
+    setupFiles: ['test/setup/block-network.ts'],
     hookTimeout: 120_000,
     projects: [
       {

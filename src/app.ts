@@ -4,11 +4,14 @@ import Koa from 'koa';
 import { koaBody } from 'koa-body';
 import type { Deps } from './deps.js';
 import { GatewayError } from './errors/gateway-error.js';
-import { serializeError } from './errors/serialize.js';
+import { errorHeaders, serializeError } from './errors/serialize.js';
 import { accessLog } from './http/middleware/access-log.js';
+import { EXPOSED_HEADERS } from './http/middleware/cors-headers.js';
 import { errorBoundary } from './http/middleware/error-boundary.js';
+import { jsonLimits } from './http/middleware/json-limits.js';
 import { rateLimit } from './http/middleware/rate-limit.js';
-import { requestId, REQUEST_ID_HEADER } from './http/middleware/request-id.js';
+import { requestId } from './http/middleware/request-id.js';
+import { requireContentType } from './http/middleware/require-content-type.js';
 import { accountRoutes, type LiveUsageReader } from './http/routes/account/account-routes.js';
 import { adminRoutes } from './http/routes/admin/admin-routes.js';
 import { chatRoutes } from './http/routes/chat/chat-routes.js';
@@ -25,7 +28,15 @@ export interface AppExtensions {
   liveUsage?: LiveUsageReader;
 }
 
-const EXPOSED_HEADERS = [REQUEST_ID_HEADER, 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+/**
+ * Unread body bytes discarded before an error is answered, so ordinary oversized bodies get
+ * their 413 rather than a reset; past this the connection is closed instead. Reading costs
+ * bandwidth, not memory.
+ */
+const MIN_DRAIN_BYTES = 64 * 1024 * 1024;
+
+/** Paths that take multipart/form-data; every other body is JSON. */
+const MULTIPART_PATHS: ReadonlySet<string> = new Set(['/v1/images/edits']);
 
 /**
  * Answers 404 without throwing, so the routers' `allowedMethods` (which look at the status
@@ -35,6 +46,7 @@ function notFound(): Koa.Middleware<GatewayState> {
   return async function notFoundMiddleware(ctx) {
     const err = new GatewayError('not_found', `No route for ${ctx.method} ${ctx.path}`);
     ctx.status = err.status;
+    ctx.set(errorHeaders(err));
     ctx.body = serializeError(err);
   };
 }
@@ -46,9 +58,11 @@ export function createApp(deps: Deps, extensions: AppExtensions = {}): Koa<Gatew
   app.use(requestId());
   app.use(accessLog(deps.log));
   app.use(metricsMiddleware(deps.metrics));
-  app.use(cors({ origin: '*', exposeHeaders: EXPOSED_HEADERS, allowHeaders: ['Authorization', 'Content-Type', 'X-Title', 'HTTP-Referer'], maxAge: 600 }));
-  app.use(errorBoundary(deps.log));
+  app.use(cors({ origin: '*', exposeHeaders: [...EXPOSED_HEADERS], allowHeaders: ['Authorization', 'Content-Type', 'X-Title', 'HTTP-Referer'], maxAge: 600 }));
+  app.use(errorBoundary(deps.log, { drainBytes: Math.max(4 * deps.config.limits.jsonBodyBytes, MIN_DRAIN_BYTES) }));
+  app.use(requireContentType({ multipartPaths: MULTIPART_PATHS }));
   app.use(koaBody({ jsonLimit: deps.config.limits.jsonBodyBytes, jsonStrict: true, multipart: false, urlencoded: false, text: false }));
+  app.use(jsonLimits());
   const routers = [
     healthRoutes(deps),
     modelsRoutes(deps.catalog, deps.providers),

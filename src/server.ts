@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { createDeps } from './deps.js';
+import { answerClientErrors, EDGE_SERVER_OPTIONS } from './http/edge/client-errors.js';
 import { queuedRouters } from './http/routes/images/queued-routers.js';
 import { closeUpstreamAgents } from './providers/http/upstream-client.js';
 import { JobQueue } from './queue/job-queue.js';
@@ -11,7 +12,8 @@ const { config, log } = boot('web');
 const deps = await createDeps(config, log);
 const jobs = await JobQueue.open(config, log);
 const app = createApp(deps, { routers: queuedRouters(deps, jobs) });
-const server = createServer(app.callback());
+const server = createServer(EDGE_SERVER_OPTIONS, app.callback());
+answerClientErrors(server, log);
 server.keepAliveTimeout = 65_000;
 server.listen(config.port, () => log.info({ port: config.port }, 'web listening'));
 

@@ -10,7 +10,25 @@ export function serializeError(err: GatewayError): ErrorBody {
   return { error: { message: err.message, type: err.type, code: err.code, param: err.param } };
 }
 
-/** Headers that go with an error response (`Retry-After` where the error carries one). */
+/** Statuses a client may retry unchanged (as openai-node does): timeouts, conflicts, limits, 5xx. */
+function retryable(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** Statuses that always tell the client when to come back. */
+function needsRetryAfter(status: number): boolean {
+  return status === 429 || status === 503;
+}
+
+/**
+ * Headers that go with an error response: `Retry-After` (whole seconds, at least 1) on 429
+ * and 503 and wherever the error carries one, and `x-should-retry: false` on errors a retry
+ * cannot fix, so SDKs with automatic retries give up at once.
+ */
 export function errorHeaders(err: GatewayError): Record<string, string> {
-  return err.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(err.retryAfterSeconds) };
+  const headers: Record<string, string> = {};
+  const retryAfter = err.retryAfterSeconds ?? (needsRetryAfter(err.status) ? 1 : undefined);
+  if (retryAfter !== undefined) headers['Retry-After'] = String(retryAfter);
+  if (!retryable(err.status)) headers['x-should-retry'] = 'false';
+  return headers;
 }

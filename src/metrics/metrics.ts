@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { toUsdNumber } from '../billing/money.js';
+import { EventLoopDelayMetrics } from './event-loop-delay.js';
 
 /** What kind of upstream call a latency sample measures. */
 export type UpstreamPhase = 'complete' | 'first_event';
@@ -16,6 +17,8 @@ export class Metrics {
   private readonly openStreams: Gauge;
   private readonly charges: Counter<'source'>;
   private readonly chargedUsd: Counter<'source'>;
+  /** Event-loop delay, so a request that blocks the loop shows on /metrics. */
+  readonly eventLoop: EventLoopDelayMetrics;
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -45,6 +48,7 @@ export class Metrics {
       labelNames: ['source'],
       registers,
     });
+    this.eventLoop = new EventLoopDelayMetrics(this.registry);
     if (options.defaultMetrics === true) collectDefaultMetrics({ register: this.registry, prefix: 'farebox_' });
   }
 

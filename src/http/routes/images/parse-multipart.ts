@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Writable } from 'node:stream';
 import formidable, { multipart } from 'formidable';
 import { GatewayError, isGatewayError } from '../../../errors/gateway-error.js';
+import { drainRemainder } from '../../edge/drain-request.js';
 
 /** One uploaded file, held in memory (each is bounded by `fileBytes`). */
 export interface UploadedFile {
@@ -71,6 +72,19 @@ function formError(err: unknown): GatewayError {
  * file (param = its field, e.g. `image[]`), 400 for anything malformed or unexpected.
  */
 export async function parseMultipart(req: IncomingMessage, limits: MultipartLimits): Promise<MultipartForm> {
+  // A body of another type, or one some parser already read, would leave formidable waiting.
+  if (!/^multipart\/form-data\s*;/i.test(req.headers['content-type'] ?? '') || req.readableEnded) {
+    throw new GatewayError('invalid_request', 'Expected a multipart/form-data body.');
+  }
+  try {
+    return await readForm(req, limits);
+  } catch (err) {
+    await drainRemainder(req, limits.fileBytes * limits.maxFiles + limits.fieldBytes);
+    throw err;
+  }
+}
+
+async function readForm(req: IncomingMessage, limits: MultipartLimits): Promise<MultipartForm> {
   const contents = new Map<unknown, Buffer>();
   let currentField = '';
   const sinkFor = (file: unknown): Writable => {

@@ -1,0 +1,75 @@
+import type { Middleware } from 'koa';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { GatewayState } from '../state.js';
+
+/** Generic bounds on any JSON body, beside the per-field limits of each endpoint's schema. */
+export interface JsonLimits {
+  /** Deepest nesting of arrays and objects. */
+  maxDepth: number;
+  /** Longest array. */
+  maxArrayItems: number;
+  /** Most keys in one object. */
+  maxObjectKeys: number;
+  /** Longest string (characters), keys included. */
+  maxStringChars: number;
+}
+
+/** The gateway's defaults: far above any real request, far below what would hurt. */
+export const DEFAULT_JSON_LIMITS: JsonLimits = {
+  maxDepth: 64,
+  maxArrayItems: 10_000,
+  maxObjectKeys: 10_000,
+  maxStringChars: 16 * 1024 * 1024,
+};
+
+interface Frame {
+  value: unknown;
+  depth: number;
+  path: readonly (string | number)[];
+}
+
+function invalid(message: string, path: readonly (string | number)[]): GatewayError {
+  const param = path.map(String).join('.');
+  return new GatewayError('invalid_request', param ? `${param}: ${message}` : message, { param: param || null });
+}
+
+function checkString(value: string, path: readonly (string | number)[], limits: JsonLimits): void {
+  if (value.length > limits.maxStringChars) throw invalid(`string longer than ${limits.maxStringChars} characters`, path);
+}
+
+/** Pushes the children of one container, checking its size. */
+function expand(frame: Frame, stack: Frame[], limits: JsonLimits): void {
+  const { value, depth, path } = frame;
+  if (typeof value === 'string') return checkString(value, path, limits);
+  if (typeof value !== 'object' || value === null) return;
+  if (depth > limits.maxDepth) throw invalid(`JSON nested deeper than ${limits.maxDepth} levels`, []);
+  if (Array.isArray(value)) {
+    if (value.length > limits.maxArrayItems) throw invalid(`array longer than ${limits.maxArrayItems} items`, path);
+    value.forEach((item, i) => stack.push({ value: item, depth: depth + 1, path: [...path, i] }));
+    return;
+  }
+  const keys = Object.keys(value);
+  if (keys.length > limits.maxObjectKeys) throw invalid(`object with more than ${limits.maxObjectKeys} keys`, path);
+  for (const key of keys) {
+    checkString(key, path, limits);
+    stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, path: [...path, key] });
+  }
+}
+
+/**
+ * Checks a parsed JSON value against the limits with an explicit stack (no recursion, so a
+ * deeply nested body cannot overflow the call stack), in time linear in the value's size.
+ * Throws 400 `invalid_request` naming the offending path.
+ */
+export function checkJsonLimits(value: unknown, limits: JsonLimits = DEFAULT_JSON_LIMITS): void {
+  const stack: Frame[] = [{ value, depth: 1, path: [] }];
+  for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) expand(frame, stack, limits);
+}
+
+/** Applies {@link checkJsonLimits} to every parsed JSON body before any route sees it. */
+export function jsonLimits(limits: JsonLimits = DEFAULT_JSON_LIMITS): Middleware<GatewayState> {
+  return async function jsonLimitsMiddleware(ctx, next) {
+    if (ctx.is('json') && ctx.request.body !== undefined) checkJsonLimits(ctx.request.body, limits);
+    await next();
+  };
+}

@@ -1,0 +1,34 @@
+import type { Middleware } from 'koa';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { GatewayState } from '../state.js';
+
+/** Which body each path takes: multipart for the listed paths, JSON everywhere else. */
+export interface ContentTypeRules {
+  multipartPaths: ReadonlySet<string>;
+}
+
+/** Methods whose body routes read; bodies on other methods are ignored, as HTTP allows. */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+function hasBody(ctx: { get(name: string): string }): boolean {
+  const length = ctx.get('content-length');
+  return ctx.get('transfer-encoding') !== '' || (length !== '' && length !== '0');
+}
+
+/**
+ * Refuses a body of the wrong type with 400 before any parser waits on it: multipart paths
+ * need `multipart/form-data`, every other path with a body needs JSON. Checked on the headers
+ * alone, so a mismatch can never leave a handler waiting for a body already consumed.
+ */
+export function requireContentType(rules: ContentTypeRules): Middleware<GatewayState> {
+  return async function requireContentTypeMiddleware(ctx, next) {
+    if (rules.multipartPaths.has(ctx.path) && ctx.method === 'POST') {
+      if (!ctx.is('multipart/form-data')) {
+        throw new GatewayError('invalid_request', 'Expected a multipart/form-data body.');
+      }
+    } else if (BODY_METHODS.has(ctx.method) && hasBody(ctx) && !ctx.is('json')) {
+      throw new GatewayError('invalid_request', 'Expected Content-Type: application/json.');
+    }
+    await next();
+  };
+}
