@@ -5,24 +5,116 @@ import type { ChatMessage } from '../providers/chat/chat-types.js';
 // instead of being rejected.
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
+/**
+ * o200k_base's pre-tokenizer (as in tiktoken and gpt-tokenizer). BPE never merges across
+ * its pieces, so a text's token count is the sum of its pieces' counts.
+ */
+const O200K_PIECES = new RegExp(
+  String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
+  'gu',
+);
+
+/**
+ * Longest piece given to BPE in one call. BPE cost grows faster than linearly in a piece's
+ * length (a run of one repeated character is one piece), so longer pieces are sliced; with
+ * this bound the work per character is bounded and counting is linear in the text.
+ */
+export const MAX_BPE_PIECE = 256;
+
 /** Per-message framing overhead of the chat format (role markers, separators). */
 const TOKENS_PER_MESSAGE = 3;
 /** Tokens that prime the assistant's reply. */
 const REPLY_PRIMING_TOKENS = 3;
-/** Flat estimate per image part (OpenAI's low-detail cost); exact counts need the pixels. */
+/** Flat count per image part for billing without upstream usage (OpenAI's low-detail cost). */
 const TOKENS_PER_IMAGE = 85;
+/**
+ * Upper bound per image part for admission holds: the largest per-image prompt of the
+ * providers served (OpenAI high detail at most 1,445; Anthropic about 1,600).
+ */
+export const MAX_TOKENS_PER_IMAGE = 1_600;
 
-/** Counts tokens of a text with the o200k_base encoding (bundled, no download). */
-export function countTokens(text: string): number {
-  if (text === '') return 0;
-  return countO200k(text, PLAIN_TEXT);
+/** Bytes of a string in UTF-8, without allocating (a UTF-16 unit is 1–3 bytes, a pair 4). */
+export function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
 }
 
-function contentTokens(content: ChatMessage['content']): number {
-  if (content === undefined || content === null) return 0;
-  if (typeof content === 'string') return countTokens(content);
+/** Splits a long piece into slices of at most MAX_BPE_PIECE units, never inside a surrogate pair. */
+function* slices(piece: string): Generator<string> {
+  for (let start = 0; start < piece.length; ) {
+    let end = Math.min(piece.length, start + MAX_BPE_PIECE);
+    const last = piece.charCodeAt(end - 1);
+    if (end < piece.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+    yield piece.slice(start, end);
+    start = end;
+  }
+}
+
+/** Calls `visit` with each pre-tokenizer piece of a text. */
+function forEachPiece(text: string, visit: (piece: string) => void): void {
+  for (const match of text.matchAll(O200K_PIECES)) visit(match[0]);
+}
+
+/** Counts one bounded piece with BPE; the hook lets tests observe how much text reaches BPE. */
+let bpe = (piece: string): number => countO200k(piece, PLAIN_TEXT);
+
+/** Replaces the BPE counter (tests use it to assert bounded work); returns the previous one. */
+export function setBpeCounterForTests(counter: (piece: string) => number): (piece: string) => number {
+  const previous = bpe;
+  bpe = counter;
+  return previous;
+}
+
+/**
+ * Counts tokens of a text with the o200k_base encoding, in time linear in its length.
+ * Exact for every pre-tokenizer piece up to MAX_BPE_PIECE characters, which covers natural
+ * language and code; a longer piece (a run of one character, a long unbroken blob) is
+ * counted in slices, which differs from an unsliced count by at most about one token per
+ * slice boundary because BPE merges cannot cross a boundary. That keeps the count a
+ * faithful measure of produced text while no input can make counting superlinear.
+ */
+export function countTokens(text: string): number {
+  if (text === '') return 0;
   let total = 0;
-  for (const part of content) total += part.type === 'text' ? countTokens(part.text) : TOKENS_PER_IMAGE;
+  forEachPiece(text, (piece) => {
+    if (piece.length <= MAX_BPE_PIECE) total += bpe(piece);
+    else for (const slice of slices(piece)) total += bpe(slice);
+  });
+  return total;
+}
+
+/**
+ * An upper bound of a text's o200k_base token count, linear in its length. Pieces up to
+ * MAX_BPE_PIECE characters are counted exactly; a longer piece counts its UTF-8 bytes,
+ * which bounds it because every token covers at least one byte.
+ */
+export function tokenUpperBound(text: string): number {
+  if (text === '') return 0;
+  let total = 0;
+  forEachPiece(text, (piece) => {
+    total += piece.length <= MAX_BPE_PIECE ? bpe(piece) : utf8Bytes(piece);
+  });
+  return total;
+}
+
+type Counter = (text: string) => number;
+
+function contentTokens(content: ChatMessage['content'], count: Counter, perImage: number): number {
+  if (content === undefined || content === null) return 0;
+  if (typeof content === 'string') return count(content);
+  let total = 0;
+  for (const part of content) total += part.type === 'text' ? count(part.text) : perImage;
+  return total;
+}
+
+function messageTokens(messages: readonly ChatMessage[], count: Counter, perImage: number): number {
+  let total = REPLY_PRIMING_TOKENS;
+  for (const message of messages) {
+    total += TOKENS_PER_MESSAGE + count(message.role) + contentTokens(message.content, count, perImage);
+    if (typeof message.name === 'string') total += count(message.name) + 1;
+    for (const call of message.tool_calls ?? []) {
+      total += count(call.function.name) + count(call.function.arguments);
+    }
+  }
   return total;
 }
 
@@ -31,13 +123,13 @@ function contentTokens(content: ChatMessage['content']): number {
  * names, tool calls and a flat amount per image. Used when an upstream reports no usage.
  */
 export function countMessageTokens(messages: readonly ChatMessage[]): number {
-  let total = REPLY_PRIMING_TOKENS;
-  for (const message of messages) {
-    total += TOKENS_PER_MESSAGE + countTokens(message.role) + contentTokens(message.content);
-    if (typeof message.name === 'string') total += countTokens(message.name) + 1;
-    for (const call of message.tool_calls ?? []) {
-      total += countTokens(call.function.name) + countTokens(call.function.arguments);
-    }
-  }
-  return total;
+  return messageTokens(messages, countTokens, TOKENS_PER_IMAGE);
+}
+
+/**
+ * An upper bound of a conversation's prompt tokens for admission holds: the same framing,
+ * each text bounded by `tokenUpperBound`, and the largest per-image amount.
+ */
+export function promptTokenUpperBound(messages: readonly ChatMessage[]): number {
+  return messageTokens(messages, tokenUpperBound, MAX_TOKENS_PER_IMAGE);
 }

@@ -53,7 +53,7 @@ async function relay(admitted: AdmittedChat, first: IteratorResult<ChatStreamEve
 }
 
 function fallbackUsage(admitted: AdmittedChat, produced: ProducedText): TokenUsage {
-  return { promptTokens: admitted.promptTokens, completionTokens: produced.tokens(), reasoningTokens: 0 };
+  return { promptTokens: admitted.promptTokens(), completionTokens: produced.tokens(), reasoningTokens: 0 };
 }
 
 async function closeStream(deps: ChatServiceDeps, admitted: AdmittedChat, sink: ChunkSink, end: RelayEnd, settled: Promise<Settled>): Promise<void> {

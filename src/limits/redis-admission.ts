@@ -1,3 +1,4 @@
+import type { CatalogModel } from '../catalog/model-types.js';
 import type { Deps } from '../deps.js';
 import type { KeyDoc } from '../keys/key-types.js';
 import type { KeyLiveUsage } from '../http/routes/account/key-info.js';
@@ -21,7 +22,7 @@ const NO_STREAM_LIMIT = 1_000_000_000;
 /** Missing mirrors are rebuilt and the script retried at most this often per request. */
 const MAX_ATTEMPTS = 4;
 
-type Reply = ['ok', string] | ['missing', ...MirrorName[]] | ['cap', CapName] | ['balance'] | ['streams'];
+type Reply = ['ok', string] | ['missing', ...MirrorName[]] | ['cap', CapName, string] | ['balance', string] | ['streams'];
 
 function parseReply(value: unknown): Reply {
   if (!Array.isArray(value) || typeof value[0] !== 'string') throw new Error('unexpected admission script reply');
@@ -63,12 +64,18 @@ export class RedisAdmission implements Admission {
     return this.rates.check(key, await this.tiers.isFreeTier(key.account_id));
   }
 
-  async admit(request: AdmissionRequest): Promise<AdmissionTicket> {
-    const { key, model } = request;
+  async authorize(key: KeyDoc, model: CatalogModel): Promise<void> {
     if (key.role === 'management') throw managementKey();
     const allowed = key.limits.models;
     if (allowed && !allowed.includes(model.id)) throw notInAllowlist(model, allowed);
     if (!model.doc.free_tier && (await this.tiers.isFreeTier(key.account_id))) throw notOnFreeTier(model, this.freeModels(allowed));
+  }
+
+  async admit(request: AdmissionRequest): Promise<AdmissionTicket> {
+    const { key, model } = request;
+    // Callers authorize first (before provider availability); repeated here so no path skips it.
+    await this.authorize(key, model);
+    const shortfall = (room: string) => ({ room: BigInt(room), estimate: request.estimate, fit: request.fit });
     const at = this.deps.clock();
     let resynced = false;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -80,12 +87,12 @@ export class RedisAdmission implements Admission {
           await this.mirrors.load(reply.slice(1) as MirrorName[], key.account_id, key._id, at);
           break;
         case 'cap':
-          throw capReached(key, reply[1], at);
+          throw capReached(key, reply[1], at, shortfall(reply[2]));
         case 'streams':
           throw tooManyStreams(key.limits.concurrent_streams ?? NO_STREAM_LIMIT);
         case 'balance':
           // Refuse only on MongoDB's word: a top-up may not have reached the mirror yet.
-          if (resynced || !(await this.mayResync(key.account_id))) throw insufficientCredits();
+          if (resynced || !(await this.mayResync(key.account_id))) throw insufficientCredits(shortfall(reply[1]));
           await this.mirrors.resyncBalance(key.account_id);
           resynced = true;
           break;
