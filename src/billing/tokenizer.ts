@@ -1,4 +1,4 @@
-import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens as countO200k, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import type { ChatMessage } from '../providers/chat/chat-types.js';
 
 // Client text may contain strings like "<|endoftext|>"; they are counted as plain text
@@ -38,13 +38,13 @@ export function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
-/** Splits a long piece into slices of at most MAX_BPE_PIECE units, never inside a surrogate pair. */
-function* slices(piece: string): Generator<string> {
+/** Splits a piece into slices of at most MAX_BPE_PIECE units (with their offsets), never inside a surrogate pair. */
+function* slices(piece: string): Generator<[number, string]> {
   for (let start = 0; start < piece.length; ) {
     let end = Math.min(piece.length, start + MAX_BPE_PIECE);
     const last = piece.charCodeAt(end - 1);
     if (end < piece.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
-    yield piece.slice(start, end);
+    yield [start, piece.slice(start, end)];
     start = end;
   }
 }
@@ -77,7 +77,7 @@ export function countTokens(text: string): number {
   let total = 0;
   forEachPiece(text, (piece) => {
     if (piece.length <= MAX_BPE_PIECE) total += bpe(piece);
-    else for (const slice of slices(piece)) total += bpe(slice);
+    else for (const [, slice] of slices(piece)) total += bpe(slice);
   });
   return total;
 }
@@ -94,6 +94,49 @@ export function tokenUpperBound(text: string): number {
     total += piece.length <= MAX_BPE_PIECE ? bpe(piece) : utf8Bytes(piece);
   });
   return total;
+}
+
+/** A text cut to a token budget. */
+export interface Truncated {
+  text: string;
+  /** True when something was cut off. */
+  truncated: boolean;
+}
+
+/** Drops trailing code units until `countTokens` agrees with the budget (a cut BPE prefix may re-merge). */
+function withinBudget(text: string, safe: string, max: number): string {
+  let out = text;
+  for (let tries = 0; tries < 4 && out.length > safe.length; tries++) {
+    if (countTokens(out) <= max) return out;
+    out = out.slice(0, -1);
+  }
+  return countTokens(out) <= max ? out : safe;
+}
+
+/**
+ * The longest prefix of a text that `countTokens` counts as at most `max` tokens. Works
+ * piece by piece like `countTokens` and stops at the budget, so its work is linear in what
+ * it keeps, whatever the text's length.
+ */
+export function truncateToTokens(text: string, max: number): Truncated {
+  if (text === '') return { text, truncated: false };
+  if (max <= 0) return { text: '', truncated: true };
+  let used = 0;
+  let end = 0;
+  for (const match of text.matchAll(O200K_PIECES)) {
+    for (const [offset, slice] of slices(match[0])) {
+      const n = bpe(slice);
+      if (used + n <= max) {
+        used += n;
+        end = match.index + offset + slice.length;
+        continue;
+      }
+      const partial = decode(encode(slice, PLAIN_TEXT).slice(0, max - used));
+      const safe = text.slice(0, end);
+      return { text: withinBudget(safe + partial, safe, max), truncated: true };
+    }
+  }
+  return { text, truncated: false };
 }
 
 type Counter = (text: string) => number;

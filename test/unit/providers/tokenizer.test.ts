@@ -1,5 +1,16 @@
+import fc from 'fast-check';
+import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
-import { countMessageTokens, countTokens } from '../../../src/billing/tokenizer.js';
+import {
+  countMessageTokens,
+  countTokens,
+  MAX_BPE_PIECE,
+  MAX_TOKENS_PER_IMAGE,
+  promptTokenUpperBound,
+  setBpeCounterForTests,
+  tokenUpperBound,
+  truncateToTokens,
+} from '../../../src/billing/tokenizer.js';
 
 describe('tokenizer', () => {
   it('counts o200k tokens and treats special-token strings as text', () => {
@@ -19,5 +30,67 @@ describe('tokenizer', () => {
       { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } }] },
     ]);
     expect(withCall).toBeGreaterThan(base + 3 + countTokens('lookup'));
+  });
+});
+
+describe('linear counting and the upper bound', () => {
+  const exact = (text: string): number => countO200k(text, { disallowedSpecial: new Set<string>() });
+  // Text that mixes what the o200k pre-tokenizer treats differently: letter case, digits,
+  // punctuation, whitespace runs, newlines, contractions, non-Latin scripts and emoji.
+  const alphabet = ['a', 'b', 'Z', 'é', '9', ' ', '  ', '\n', '\t', '!', "'s", '.', '{', '"', 'ж', '中', '😀', '\u0301', '<|endoftext|>'];
+  const text = fc.array(fc.constantFrom(...alphabet), { maxLength: 200 }).map((parts) => parts.join(''));
+  const runs = fc.tuple(fc.constantFrom(...alphabet), fc.integer({ min: 1, max: 2_000 }), text).map(([unit, n, tail]) => unit.repeat(n) + tail);
+
+  it('the upper bound is never below the exact o200k count', () => {
+    fc.assert(fc.property(fc.oneof(text, runs, fc.string({ unit: 'grapheme', maxLength: 300 })), (t) => tokenUpperBound(t) >= exact(t)), { numRuns: 300 });
+  });
+
+  it('counts natural text exactly and long runs within one token per slice', () => {
+    fc.assert(fc.property(text, (t) => countTokens(t) === exact(t)), { numRuns: 300 });
+    const run = 'a'.repeat(5_000);
+    const slicesCount = Math.ceil(run.length / MAX_BPE_PIECE);
+    expect(Math.abs(countTokens(run) - exact(run))).toBeLessThanOrEqual(slicesCount);
+  });
+
+  it('never hands BPE more than a bounded piece, and no more text than it was given', () => {
+    const seen: number[] = [];
+    const previous = setBpeCounterForTests((piece) => {
+      seen.push(piece.length);
+      return 1;
+    });
+    try {
+      const hostile = ['a'.repeat(100_000), ' '.repeat(100_000), 'aA'.repeat(50_000), '😀'.repeat(50_000), '9'.repeat(100_000)];
+      for (const t of hostile) {
+        seen.length = 0;
+        tokenUpperBound(t);
+        countTokens(t);
+        expect(Math.max(0, ...seen)).toBeLessThanOrEqual(MAX_BPE_PIECE);
+        // Each character reaches BPE at most once per call: work is linear in the input.
+        expect(seen.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(2 * t.length);
+      }
+      seen.length = 0;
+      // A run of one character longer than a piece is bounded by its bytes, without BPE.
+      expect(tokenUpperBound('a'.repeat(100_000))).toBe(100_000);
+      expect(seen).toEqual([]);
+    } finally {
+      setBpeCounterForTests(previous);
+    }
+  });
+
+  it('bounds a prompt by framing, text bounds and the largest per-image amount', () => {
+    const messages = [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'Hello world' }, { type: 'image_url' as const, image_url: { url: 'data:image/png;base64,AA' } }] }];
+    expect(promptTokenUpperBound(messages)).toBe(countMessageTokens(messages) - 85 + MAX_TOKENS_PER_IMAGE);
+  });
+
+  it('truncates to a token budget and the kept text counts within it', () => {
+    fc.assert(
+      fc.property(fc.oneof(text, runs), fc.integer({ min: 0, max: 300 }), (t, max) => {
+        const out = truncateToTokens(t, max);
+        expect(t.startsWith(out.text) || out.text.includes('\ufffd')).toBe(true);
+        expect(countTokens(out.text)).toBeLessThanOrEqual(max);
+        expect(out.truncated).toBe(countTokens(t) > max);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
