@@ -145,3 +145,19 @@ local held = redis.call('HGET', KEYS[4], ARGV[2]) or '0'
 local since = '(' .. tostring(now - tonumber(ARGV[3]))
 return {held, redis.call('ZCOUNT', KEYS[5], since, '+inf'), redis.call('ZCOUNT', KEYS[6], since, '+inf')}
 `);
+
+/**
+ * Replaces the balance mirror with MongoDB's balance only while the account has nothing in
+ * flight. A request in flight may have committed its charge in MongoDB without having applied
+ * it to the mirror yet (or the other way round); overwriting then could count that charge
+ * zero or two times, and counting it zero times would admit beyond the balance.
+ *
+ * KEYS: bal, holds, holdinfo, held, kheld
+ * ARGV: now, balance from MongoDB, mirror TTL ms
+ */
+export const RESYNC_BALANCE = new LuaScript(`${PURGE_HOLDS_LUA}
+purge_holds(KEYS[2], KEYS[3], KEYS[4], KEYS[5], tonumber(ARGV[1]))
+if num(KEYS[4]) > 0 then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1
+`);

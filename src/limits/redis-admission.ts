@@ -4,12 +4,12 @@ import type { KeyDoc } from '../keys/key-types.js';
 import type { KeyLiveUsage } from '../http/routes/account/key-info.js';
 import { AdmissionKeys } from './admission-keys.js';
 import { capReached, insufficientCredits, managementKey, notInAllowlist, notOnFreeTier, tooManyStreams, type CapName } from './admission-errors.js';
-import { ADMIT, LIVE } from './admission-scripts.js';
+import { ADMIT, LIVE, RESYNC_BALANCE } from './admission-scripts.js';
 import { RedisAdmissionTicket, type TicketContext } from './admission-ticket.js';
 import type { Admission, AdmissionRequest, AdmissionTicket, RateInfo } from './admission-types.js';
 import { FreeTierCache } from './free-tier-cache.js';
 import { LeaseRefresher } from './lease-refresher.js';
-import { MirrorLoader, type MirrorName } from './mirrors.js';
+import { MIRROR_TTL_MS, MirrorLoader, type MirrorName } from './mirrors.js';
 import { RATE_WINDOW_MS, RateChecker } from './rate-check.js';
 
 /** What admission needs from the composition root (`bus` and `catalog` are optional). */
@@ -93,7 +93,7 @@ export class RedisAdmission implements Admission {
         case 'balance':
           // Refuse only on MongoDB's word: a top-up may not have reached the mirror yet.
           if (resynced || !(await this.mayResync(key.account_id))) throw insufficientCredits(shortfall(reply[1]));
-          await this.mirrors.resyncBalance(key.account_id);
+          await this.resyncBalance(key.account_id);
           resynced = true;
           break;
       }
@@ -127,6 +127,17 @@ export class RedisAdmission implements Admission {
   private freeModels(allowed: readonly string[] | undefined): string[] {
     const free = (this.deps.catalog?.list() ?? []).filter((m) => m.doc.free_tier).map((m) => m.id);
     return (allowed ? free.filter((id) => allowed.includes(id)) : free).sort();
+  }
+
+  /** Re-reads the balance from MongoDB into the mirror, unless requests are in flight (see RESYNC_BALANCE). */
+  private async resyncBalance(accountId: string): Promise<void> {
+    const account = await this.deps.c.accounts.findOne({ _id: accountId }, { projection: { balance: 1 } });
+    const k = this.keys;
+    await RESYNC_BALANCE.run(
+      this.deps.redis,
+      [k.balance(accountId), k.holds(accountId), k.holdInfo(accountId), k.heldTotal(accountId), k.keyHeld(accountId)],
+      [this.deps.clock().getTime(), (account?.balance ?? 0n).toString(), MIRROR_TTL_MS],
+    );
   }
 
   private async mayResync(accountId: string): Promise<boolean> {
