@@ -22,7 +22,11 @@ export class ProducedText {
     }
   }
 
-  /** Tokens of everything produced so far. */
+  /**
+   * Tokens of everything produced so far. Linear in the text: `countTokens` slices any
+   * pre-token piece longer than 256 characters before BPE (see there for why the count
+   * stays faithful), so a stream of one repeated character cannot stall the event loop.
+   */
   tokens(): number {
     return countTokens(this.pieces.join(''));
   }

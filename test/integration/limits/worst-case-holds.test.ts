@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateChatCost } from '../../../src/chat/chat-estimate.js';
 import type { CatalogModel } from '../../../src/catalog/model-types.js';
+import type { ChatRequestBody } from '../../../src/providers/chat/chat-types.js';
 import { call, type JsonResponse } from '../../helpers/admin-client.js';
 import { spawnWeb, type WebProcess } from '../../helpers/spawn-web.js';
 import { startTestGateway, testEnv, type TestGateway } from '../../helpers/test-gateway.js';
@@ -15,7 +16,7 @@ let echo: CatalogModel;
 /** Natural text: its prompt bound equals its exact count, and the echo fills max_tokens. */
 const PROMPT = 'word '.repeat(40).trim();
 const MAX_TOKENS = 12;
-const BODY = { model: 'local/echo', max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: PROMPT }] };
+const BODY: ChatRequestBody = { model: 'local/echo', max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: PROMPT }] };
 /** Requests' worth of money the account or the cap allows. */
 const ALLOWED = 5;
 const CONCURRENCY = 100;
