@@ -49,9 +49,14 @@ function* slices(piece: string): Generator<[number, string]> {
   }
 }
 
+/** The o200k pre-tokenizer pieces of a text, lazily (a regex scan, linear in the text). */
+export function pieces(text: string): IterableIterator<RegExpExecArray> {
+  return text.matchAll(O200K_PIECES);
+}
+
 /** Calls `visit` with each pre-tokenizer piece of a text. */
 function forEachPiece(text: string, visit: (piece: string) => void): void {
-  for (const match of text.matchAll(O200K_PIECES)) visit(match[0]);
+  for (const match of pieces(text)) visit(match[0]);
 }
 
 /** Counts one bounded piece with BPE; the hook lets tests observe how much text reaches BPE. */
@@ -76,10 +81,22 @@ export function countTokens(text: string): number {
   if (text === '') return 0;
   let total = 0;
   forEachPiece(text, (piece) => {
-    if (piece.length <= MAX_BPE_PIECE) total += bpe(piece);
-    else for (const [, slice] of slices(piece)) total += bpe(slice);
+    total += countPiece(piece);
   });
   return total;
+}
+
+/** Tokens of one pre-tokenizer piece as `countTokens` counts them. */
+export function countPiece(piece: string): number {
+  if (piece.length <= MAX_BPE_PIECE) return bpe(piece);
+  let total = 0;
+  for (const [, slice] of slices(piece)) total += bpe(slice);
+  return total;
+}
+
+/** An upper bound of one piece's tokens, as `tokenUpperBound` takes it. */
+export function boundPiece(piece: string): number {
+  return piece.length <= MAX_BPE_PIECE ? bpe(piece) : utf8Bytes(piece);
 }
 
 /**
@@ -91,7 +108,7 @@ export function tokenUpperBound(text: string): number {
   if (text === '') return 0;
   let total = 0;
   forEachPiece(text, (piece) => {
-    total += piece.length <= MAX_BPE_PIECE ? bpe(piece) : utf8Bytes(piece);
+    total += boundPiece(piece);
   });
   return total;
 }
@@ -139,34 +156,49 @@ export function truncateToTokens(text: string, max: number): Truncated {
   return { text, truncated: false };
 }
 
-type Counter = (text: string) => number;
-
-function contentTokens(content: ChatMessage['content'], count: Counter, perImage: number): number {
-  if (content === undefined || content === null) return 0;
-  if (typeof content === 'string') return count(content);
-  let total = 0;
-  for (const part of content) total += part.type === 'text' ? count(part.text) : perImage;
-  return total;
+/** The texts of a conversation to count, and what its framing and images add. */
+export interface PromptTexts {
+  texts: string[];
+  /** Framing tokens: reply priming, per-message overhead, name separators. */
+  framing: number;
+  images: number;
 }
 
-function messageTokens(messages: readonly ChatMessage[], count: Counter, perImage: number): number {
-  let total = REPLY_PRIMING_TOKENS;
+/** Collects the texts a prompt's token count is made of (roles, content, names, tool calls). */
+export function promptTexts(messages: readonly ChatMessage[]): PromptTexts {
+  const texts: string[] = [];
+  let framing = REPLY_PRIMING_TOKENS;
+  let images = 0;
   for (const message of messages) {
-    total += TOKENS_PER_MESSAGE + count(message.role) + contentTokens(message.content, count, perImage);
-    if (typeof message.name === 'string') total += count(message.name) + 1;
-    for (const call of message.tool_calls ?? []) {
-      total += count(call.function.name) + count(call.function.arguments);
+    framing += TOKENS_PER_MESSAGE;
+    texts.push(message.role);
+    const content = message.content;
+    if (typeof content === 'string') texts.push(content);
+    else if (Array.isArray(content)) {
+      for (const part of content) {
+        if (part.type === 'text') texts.push(part.text);
+        else images += 1;
+      }
     }
+    if (typeof message.name === 'string') {
+      texts.push(message.name);
+      framing += 1;
+    }
+    for (const call of message.tool_calls ?? []) texts.push(call.function.name, call.function.arguments);
   }
-  return total;
+  return { texts, framing, images };
 }
+
+/** Per-image tokens: a flat count for billing, the largest amount for holds. */
+export const IMAGE_TOKENS = { count: TOKENS_PER_IMAGE, bound: MAX_TOKENS_PER_IMAGE } as const;
 
 /**
  * Counts the prompt tokens of a conversation the way OpenAI's chat format frames it: text,
  * names, tool calls and a flat amount per image. Used when an upstream reports no usage.
  */
 export function countMessageTokens(messages: readonly ChatMessage[]): number {
-  return messageTokens(messages, countTokens, TOKENS_PER_IMAGE);
+  const { texts, framing, images } = promptTexts(messages);
+  return texts.reduce((sum, text) => sum + countTokens(text), framing + images * IMAGE_TOKENS.count);
 }
 
 /**
@@ -174,5 +206,6 @@ export function countMessageTokens(messages: readonly ChatMessage[]): number {
  * each text bounded by `tokenUpperBound`, and the largest per-image amount.
  */
 export function promptTokenUpperBound(messages: readonly ChatMessage[]): number {
-  return messageTokens(messages, tokenUpperBound, MAX_TOKENS_PER_IMAGE);
+  const { texts, framing, images } = promptTexts(messages);
+  return texts.reduce((sum, text) => sum + tokenUpperBound(text), framing + images * IMAGE_TOKENS.bound);
 }

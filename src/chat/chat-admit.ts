@@ -5,8 +5,8 @@ import { validate } from '../http/validate.js';
 import type { KeyDoc } from '../keys/key-types.js';
 import type { AdmissionTicket } from '../limits/admission-types.js';
 import type { ChatCapability, ChatRequestBody } from '../providers/chat/chat-types.js';
-import { estimateChatCost } from './chat-estimate.js';
-import { countMessageTokens } from '../billing/tokenizer.js';
+import { estimateChatCostAsync } from './chat-estimate.js';
+import { countMessageTokensAsync } from '../billing/token-count-async.js';
 import { chatRequestSchema, toChatRequestBody } from './chat-schema.js';
 import type { ChatServiceDeps } from './chat-service-deps.js';
 import type { CompletionMeta } from './chat-wire.js';
@@ -24,7 +24,7 @@ export interface AdmittedChat {
    * Prompt tokens for billing when an upstream reports no usage: the exact (linear) count,
    * made only when needed; the hold used a cheaper upper bound.
    */
-  readonly promptTokens: () => number;
+  readonly promptTokens: () => Promise<number>;
 }
 
 /** `chatcmpl-…` id derived from the request id, so responses and logs correlate. */
@@ -46,10 +46,10 @@ export async function admitChat(deps: ChatServiceDeps, key: KeyDoc, requestId: s
   const providerId = model.doc.provider;
   const chat = deps.providers.get(providerId).chat;
   if (chat === undefined) throw new GatewayError('upstream_error', `Provider "${providerId}" cannot serve chat models`);
-  const { estimate, fit } = estimateChatCost(body, model);
+  const { estimate, fit } = await estimateChatCostAsync(body, model);
   const ticket = await deps.admission.admit({ requestId, key, model, estimate, fit, stream: body.stream === true });
-  let counted: number | undefined;
-  const promptTokens = (): number => (counted ??= countMessageTokens(body.messages));
+  let counted: Promise<number> | undefined;
+  const promptTokens = (): Promise<number> => (counted ??= countMessageTokensAsync(body.messages));
   const meta = { id: completionId(requestId), created: Math.floor(deps.clock().getTime() / 1000), model: model.id };
   return { requestId, meta, body, model, providerId, chat, ticket, promptTokens };
 }

@@ -1,6 +1,7 @@
 import { costOf } from '../billing/pricing.js';
 import { formatUsd, type Nano } from '../billing/money.js';
 import { promptTokenUpperBound } from '../billing/tokenizer.js';
+import { promptTokenUpperBoundAsync } from '../billing/token-count-async.js';
 import type { CatalogModel } from '../catalog/model-types.js';
 import type { ChatMessage, ChatRequestBody } from '../providers/chat/chat-types.js';
 
@@ -67,7 +68,15 @@ function describeFit(model: CatalogModel, body: ChatRequestBody, promptTokens: n
 
 /** Worst-case cost of a chat request, nano-USD, for the admission hold. */
 export function estimateChatCost(body: ChatRequestBody, model: CatalogModel): ChatEstimate {
-  const promptTokens = estimatePromptTokens(body.messages);
+  return estimateWithPrompt(body, model, estimatePromptTokens(body.messages));
+}
+
+/** Like `estimateChatCost`, yielding to the event loop while bounding a long prompt. */
+export async function estimateChatCostAsync(body: ChatRequestBody, model: CatalogModel): Promise<ChatEstimate> {
+  return estimateWithPrompt(body, model, await promptTokenUpperBoundAsync(body.messages));
+}
+
+function estimateWithPrompt(body: ChatRequestBody, model: CatalogModel, promptTokens: number): ChatEstimate {
   const completionTokens = estimateCompletionTokens(body, model);
   const estimate = costOf(model, { prompt: promptTokens, completion: completionTokens });
   return { promptTokens, completionTokens, estimate, fit: (room) => describeFit(model, body, promptTokens, estimate, room) };

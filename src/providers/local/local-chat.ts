@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error.js';
-import { countMessageTokens, countTokens, truncateToTokens } from '../../billing/tokenizer.js';
+import { countTokens, truncateToTokens } from '../../billing/tokenizer.js';
+import { countMessageTokensAsync } from '../../billing/token-count-async.js';
 import type { ChatCall, ChatCapability, ChatChoice, ChatDelta, ChatResult, ChatStreamEvent, TokenUsage } from '../chat/chat-types.js';
 import { readReasoning } from '../chat/reasoning-options.js';
 import { planLocalReply, type LocalReply } from './local-chat-reply.js';
@@ -56,11 +57,11 @@ function limitTokens(reply: LocalReply, call: ChatCall): { reply: LocalReply; fi
   return { reply: { ...reply, reasoning, toolCalls, content }, finish: cut ? 'length' : reply.finishReason };
 }
 
-function usageOf(reply: LocalReply, call: ChatCall, choices: number): TokenUsage {
+async function usageOf(reply: LocalReply, call: ChatCall, choices: number): Promise<TokenUsage> {
   const tools = (reply.toolCalls ?? []).reduce((sum, t) => sum + countTokens(t.function.name) + countTokens(t.function.arguments), 0);
   const reasoningTokens = countTokens(reply.reasoning ?? '');
   const completion = countTokens(reply.content ?? '') + reasoningTokens + tools;
-  return { promptTokens: countMessageTokens(call.body.messages), completionTokens: completion * choices, reasoningTokens: reasoningTokens * choices };
+  return { promptTokens: await countMessageTokensAsync(call.body.messages), completionTokens: completion * choices, reasoningTokens: reasoningTokens * choices };
 }
 
 function prepare(call: ChatCall): { reply: LocalReply; finish: string; choices: number; showReasoning: boolean } {
@@ -83,7 +84,7 @@ async function complete(call: ChatCall): Promise<ChatResult> {
   if (reply.toolCalls !== undefined) message.tool_calls = reply.toolCalls;
   return {
     choices: Array.from({ length: choices }, (_, index) => ({ index, message: { ...message }, finish_reason: finish })),
-    usage: usageOf(reply, call, choices),
+    usage: await usageOf(reply, call, choices),
   };
 }
 
@@ -104,7 +105,7 @@ async function* stream(call: ChatCall): AsyncGenerator<ChatStreamEvent> {
   }
   await pause(0, call.signal);
   yield forEachChoice(choices, {}, finish);
-  yield { kind: 'usage', usage: usageOf(reply, call, choices) };
+  yield { kind: 'usage', usage: await usageOf(reply, call, choices) };
 }
 
 /**

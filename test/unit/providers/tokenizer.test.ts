@@ -11,6 +11,7 @@ import {
   tokenUpperBound,
   truncateToTokens,
 } from '../../../src/billing/tokenizer.js';
+import { countMessageTokensAsync, countTokensAsync, promptTokenUpperBoundAsync, YIELD_EVERY_CHARS } from '../../../src/billing/token-count-async.js';
 
 describe('tokenizer', () => {
   it('counts o200k tokens and treats special-token strings as text', () => {
@@ -92,5 +93,28 @@ describe('linear counting and the upper bound', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('counting long prompts without holding the event loop', () => {
+  it('gives the same figures as the synchronous counts and lets other work run in between', async () => {
+    const messages = [
+      { role: 'system' as const, content: 'You are terse.' },
+      { role: 'user' as const, content: `${'aA'.repeat(100_000)} ${'word '.repeat(20_000)}` },
+    ];
+    let turns = 0;
+    let running = true;
+    const tick = (): void => {
+      turns += 1;
+      if (running) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const [bound, count] = [await promptTokenUpperBoundAsync(messages), await countMessageTokensAsync(messages)];
+    running = false;
+    expect(bound).toBe(promptTokenUpperBound(messages));
+    expect(count).toBe(countMessageTokens(messages));
+    expect(await countTokensAsync(messages[1]!.content)).toBe(countTokens(messages[1]!.content));
+    // 300 K characters counted twice: other callbacks ran at least once per slice.
+    expect(turns).toBeGreaterThanOrEqual(Math.floor((2 * 300_000) / YIELD_EVERY_CHARS) - 2);
   });
 });
