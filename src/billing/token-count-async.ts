@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../providers/chat/chat-types.js';
-import { boundPiece, countPiece, IMAGE_TOKENS, pieces, promptTexts } from './tokenizer.js';
+import { boundBudget, boundPiece, countPiece, IMAGE_TOKENS, pieces, promptTexts } from './tokenizer.js';
 
 /**
  * Characters counted between two yields to the event loop. Counting is linear, but a
@@ -37,7 +37,8 @@ export async function countMessageTokensAsync(messages: readonly ChatMessage[]):
 /** `promptTokenUpperBound` that yields to the event loop on long prompts (same result). */
 export async function promptTokenUpperBoundAsync(messages: readonly ChatMessage[]): Promise<number> {
   const { texts, framing, images } = promptTexts(messages);
-  return framing + images * IMAGE_TOKENS.bound + (await sumPieces(texts, boundPiece));
+  const budget = boundBudget();
+  return framing + images * IMAGE_TOKENS.bound + (await sumPieces(texts, (piece) => boundPiece(piece, budget)));
 }
 
 /** `countTokens` of one text that yields to the event loop on long texts (same result). */

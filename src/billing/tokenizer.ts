@@ -60,13 +60,47 @@ function forEachPiece(text: string, visit: (piece: string) => void): void {
 }
 
 /** Counts one bounded piece with BPE; the hook lets tests observe how much text reaches BPE. */
-let bpe = (piece: string): number => countO200k(piece, PLAIN_TEXT);
+let encodePiece = (piece: string): number => countO200k(piece, PLAIN_TEXT);
+
+/** Short pieces (words) repeat a lot; their counts are remembered, in a bounded table. */
+const MEMO_PIECE_CHARS = 32;
+const MEMO_ENTRIES = 20_000;
+const memo = new Map<string, number>();
+
+function bpe(piece: string): number {
+  if (piece.length > MEMO_PIECE_CHARS) return encodePiece(piece);
+  let n = memo.get(piece);
+  if (n === undefined) {
+    n = encodePiece(piece);
+    if (memo.size >= MEMO_ENTRIES) memo.clear();
+    memo.set(piece, n);
+  }
+  return n;
+}
 
 /** Replaces the BPE counter (tests use it to assert bounded work); returns the previous one. */
 export function setBpeCounterForTests(counter: (piece: string) => number): (piece: string) => number {
-  const previous = bpe;
-  bpe = counter;
+  const previous = encodePiece;
+  encodePiece = counter;
+  memo.clear();
   return previous;
+}
+
+/**
+ * Characters of a prompt whose pieces the upper bound counts with BPE; beyond them pieces
+ * count their UTF-8 bytes. Caps the CPU one estimate can take (a few hundred ms of BPE at
+ * most) while prompts up to about 64 K tokens still get a tight bound.
+ */
+export const BOUND_BPE_CHARS = 262_144;
+
+/** What is left of a prompt's BPE allowance while bounding it. */
+export interface BoundBudget {
+  left: number;
+}
+
+/** A fresh allowance for one prompt. */
+export function boundBudget(): BoundBudget {
+  return { left: BOUND_BPE_CHARS };
 }
 
 /**
@@ -94,21 +128,24 @@ export function countPiece(piece: string): number {
   return total;
 }
 
-/** An upper bound of one piece's tokens, as `tokenUpperBound` takes it. */
-export function boundPiece(piece: string): number {
-  return piece.length <= MAX_BPE_PIECE ? bpe(piece) : utf8Bytes(piece);
+/** An upper bound of one piece's tokens: BPE while the allowance lasts, else its UTF-8 bytes. */
+export function boundPiece(piece: string, budget: BoundBudget): number {
+  if (piece.length > MAX_BPE_PIECE || piece.length > budget.left) return utf8Bytes(piece);
+  budget.left -= piece.length;
+  return bpe(piece);
 }
 
 /**
  * An upper bound of a text's o200k_base token count, linear in its length. Pieces up to
- * MAX_BPE_PIECE characters are counted exactly; a longer piece counts its UTF-8 bytes,
- * which bounds it because every token covers at least one byte.
+ * MAX_BPE_PIECE characters are counted exactly (within the prompt's BPE allowance); a
+ * longer piece, or any piece after the allowance, counts its UTF-8 bytes, which bounds it
+ * because every token covers at least one byte.
  */
-export function tokenUpperBound(text: string): number {
+export function tokenUpperBound(text: string, budget: BoundBudget = boundBudget()): number {
   if (text === '') return 0;
   let total = 0;
   forEachPiece(text, (piece) => {
-    total += boundPiece(piece);
+    total += boundPiece(piece, budget);
   });
   return total;
 }
@@ -207,5 +244,6 @@ export function countMessageTokens(messages: readonly ChatMessage[]): number {
  */
 export function promptTokenUpperBound(messages: readonly ChatMessage[]): number {
   const { texts, framing, images } = promptTexts(messages);
-  return texts.reduce((sum, text) => sum + tokenUpperBound(text), framing + images * IMAGE_TOKENS.bound);
+  const budget = boundBudget();
+  return texts.reduce((sum, text) => sum + tokenUpperBound(text, budget), framing + images * IMAGE_TOKENS.bound);
 }

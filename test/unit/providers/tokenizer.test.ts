@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import {
+  BOUND_BPE_CHARS,
   countMessageTokens,
   countTokens,
   MAX_BPE_PIECE,
@@ -118,3 +119,31 @@ describe('counting long prompts without holding the event loop', () => {
     expect(turns).toBeGreaterThanOrEqual(Math.floor((2 * 300_000) / YIELD_EVERY_CHARS) - 2);
   });
 });
+
+describe('the BPE allowance of one prompt bound', () => {
+  it('stops using BPE after BOUND_BPE_CHARS characters and bounds the rest by bytes', () => {
+    const word = (i: number): string => {
+      let out = '';
+      for (let n = i + 1; n > 0; n = Math.floor(n / 26)) out += String.fromCharCode(97 + (n % 26));
+      return out;
+    };
+    // About 1.2 MB of distinct words, so nothing is remembered from piece to piece.
+    const text = Array.from({ length: 200_000 }, (_, i) => word(i)).join(' ');
+    let seen = 0;
+    const previous = setBpeCounterForTests((piece) => {
+      seen += piece.length;
+      return exactPiece(piece);
+    });
+    try {
+      const bound = promptTokenUpperBound([{ role: 'user', content: text }]);
+      expect(seen).toBeLessThanOrEqual(BOUND_BPE_CHARS + 8);
+      expect(bound).toBeGreaterThanOrEqual(countO200k(text, { disallowedSpecial: new Set<string>() }));
+    } finally {
+      setBpeCounterForTests(previous);
+    }
+  });
+});
+
+function exactPiece(piece: string): number {
+  return countO200k(piece, { disallowedSpecial: new Set<string>() });
+}
