@@ -62,9 +62,12 @@ function forEachPiece(text: string, visit: (piece: string) => void): void {
 /** Counts one bounded piece with BPE; the hook lets tests observe how much text reaches BPE. */
 let encodePiece = (piece: string): number => countO200k(piece, PLAIN_TEXT);
 
-/** Short pieces (words) repeat a lot; their counts are remembered, in a bounded table. */
-const MEMO_PIECE_CHARS = 32;
-const MEMO_ENTRIES = 20_000;
+/**
+ * Pieces repeat a lot (words, and the slices of a long run of one character); their counts
+ * are remembered in a table of bounded size (at most 8,192 pieces of 256 characters).
+ */
+const MEMO_PIECE_CHARS = 256;
+const MEMO_ENTRIES = 8_192;
 const memo = new Map<string, number>();
 
 function bpe(piece: string): number {
