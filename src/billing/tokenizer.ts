@@ -1,43 +1,252 @@
-import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens as countO200k, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import type { ChatMessage } from '../providers/chat/chat-types.js';
 
 // Client text may contain strings like "<|endoftext|>"; they are counted as plain text
 // instead of being rejected.
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
+/**
+ * o200k_base's pre-tokenizer (as in tiktoken and gpt-tokenizer). BPE never merges across
+ * its pieces, so a text's token count is the sum of its pieces' counts.
+ */
+const O200K_PIECES = new RegExp(
+  String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
+  'gu',
+);
+
+/**
+ * Longest piece given to BPE in one call. BPE cost grows faster than linearly in a piece's
+ * length (a run of one repeated character is one piece), so longer pieces are sliced; with
+ * this bound the work per character is bounded and counting is linear in the text.
+ */
+export const MAX_BPE_PIECE = 256;
+
 /** Per-message framing overhead of the chat format (role markers, separators). */
 const TOKENS_PER_MESSAGE = 3;
 /** Tokens that prime the assistant's reply. */
 const REPLY_PRIMING_TOKENS = 3;
-/** Flat estimate per image part (OpenAI's low-detail cost); exact counts need the pixels. */
+/** Flat count per image part for billing without upstream usage (OpenAI's low-detail cost). */
 const TOKENS_PER_IMAGE = 85;
+/**
+ * Upper bound per image part for admission holds: the largest per-image prompt of the
+ * providers served (OpenAI high detail at most 1,445; Anthropic about 1,600).
+ */
+export const MAX_TOKENS_PER_IMAGE = 1_600;
 
-/** Counts tokens of a text with the o200k_base encoding (bundled, no download). */
+/** Bytes of a string in UTF-8, without allocating (a UTF-16 unit is 1–3 bytes, a pair 4). */
+export function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/** Splits a piece into slices of at most MAX_BPE_PIECE units (with their offsets), never inside a surrogate pair. */
+function* slices(piece: string): Generator<[number, string]> {
+  for (let start = 0; start < piece.length; ) {
+    let end = Math.min(piece.length, start + MAX_BPE_PIECE);
+    const last = piece.charCodeAt(end - 1);
+    if (end < piece.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+    yield [start, piece.slice(start, end)];
+    start = end;
+  }
+}
+
+/** The o200k pre-tokenizer pieces of a text, lazily (a regex scan, linear in the text). */
+export function pieces(text: string): IterableIterator<RegExpExecArray> {
+  return text.matchAll(O200K_PIECES);
+}
+
+/** Calls `visit` with each pre-tokenizer piece of a text. */
+function forEachPiece(text: string, visit: (piece: string) => void): void {
+  for (const match of pieces(text)) visit(match[0]);
+}
+
+/** Counts one bounded piece with BPE; the hook lets tests observe how much text reaches BPE. */
+let encodePiece = (piece: string): number => countO200k(piece, PLAIN_TEXT);
+
+/**
+ * Pieces repeat a lot (words, and the slices of a long run of one character); their counts
+ * are remembered in a table of bounded size (at most 8,192 pieces of 256 characters).
+ */
+const MEMO_PIECE_CHARS = 256;
+const MEMO_ENTRIES = 8_192;
+const memo = new Map<string, number>();
+
+function bpe(piece: string): number {
+  if (piece.length > MEMO_PIECE_CHARS) return encodePiece(piece);
+  let n = memo.get(piece);
+  if (n === undefined) {
+    n = encodePiece(piece);
+    if (memo.size >= MEMO_ENTRIES) memo.clear();
+    memo.set(piece, n);
+  }
+  return n;
+}
+
+/** Replaces the BPE counter (tests use it to assert bounded work); returns the previous one. */
+export function setBpeCounterForTests(counter: (piece: string) => number): (piece: string) => number {
+  const previous = encodePiece;
+  encodePiece = counter;
+  memo.clear();
+  return previous;
+}
+
+/**
+ * Characters of a prompt whose pieces the upper bound counts with BPE; beyond them pieces
+ * count their UTF-8 bytes. Caps the CPU one estimate can take (a few hundred ms of BPE at
+ * most) while prompts up to about 64 K tokens still get a tight bound.
+ */
+export const BOUND_BPE_CHARS = 262_144;
+
+/** What is left of a prompt's BPE allowance while bounding it. */
+export interface BoundBudget {
+  left: number;
+}
+
+/** A fresh allowance for one prompt. */
+export function boundBudget(): BoundBudget {
+  return { left: BOUND_BPE_CHARS };
+}
+
+/**
+ * Counts tokens of a text with the o200k_base encoding, in time linear in its length.
+ * Exact for every pre-tokenizer piece up to MAX_BPE_PIECE characters, which covers natural
+ * language and code; a longer piece (a run of one character, a long unbroken blob) is
+ * counted in slices, which differs from an unsliced count by at most about one token per
+ * slice boundary because BPE merges cannot cross a boundary. That keeps the count a
+ * faithful measure of produced text while no input can make counting superlinear.
+ */
 export function countTokens(text: string): number {
   if (text === '') return 0;
-  return countO200k(text, PLAIN_TEXT);
-}
-
-function contentTokens(content: ChatMessage['content']): number {
-  if (content === undefined || content === null) return 0;
-  if (typeof content === 'string') return countTokens(content);
   let total = 0;
-  for (const part of content) total += part.type === 'text' ? countTokens(part.text) : TOKENS_PER_IMAGE;
+  forEachPiece(text, (piece) => {
+    total += countPiece(piece);
+  });
   return total;
 }
+
+/** Tokens of one pre-tokenizer piece as `countTokens` counts them. */
+export function countPiece(piece: string): number {
+  if (piece.length <= MAX_BPE_PIECE) return bpe(piece);
+  let total = 0;
+  for (const [, slice] of slices(piece)) total += bpe(slice);
+  return total;
+}
+
+/** An upper bound of one piece's tokens: BPE while the allowance lasts, else its UTF-8 bytes. */
+export function boundPiece(piece: string, budget: BoundBudget): number {
+  if (piece.length > MAX_BPE_PIECE || piece.length > budget.left) return utf8Bytes(piece);
+  budget.left -= piece.length;
+  return bpe(piece);
+}
+
+/**
+ * An upper bound of a text's o200k_base token count, linear in its length. Pieces up to
+ * MAX_BPE_PIECE characters are counted exactly (within the prompt's BPE allowance); a
+ * longer piece, or any piece after the allowance, counts its UTF-8 bytes, which bounds it
+ * because every token covers at least one byte.
+ */
+export function tokenUpperBound(text: string, budget: BoundBudget = boundBudget()): number {
+  if (text === '') return 0;
+  let total = 0;
+  forEachPiece(text, (piece) => {
+    total += boundPiece(piece, budget);
+  });
+  return total;
+}
+
+/** A text cut to a token budget. */
+export interface Truncated {
+  text: string;
+  /** True when something was cut off. */
+  truncated: boolean;
+}
+
+/** Drops trailing code units until `countTokens` agrees with the budget (a cut BPE prefix may re-merge). */
+function withinBudget(text: string, safe: string, max: number): string {
+  let out = text;
+  for (let tries = 0; tries < 4 && out.length > safe.length; tries++) {
+    if (countTokens(out) <= max) return out;
+    out = out.slice(0, -1);
+  }
+  return countTokens(out) <= max ? out : safe;
+}
+
+/**
+ * The longest prefix of a text that `countTokens` counts as at most `max` tokens. Works
+ * piece by piece like `countTokens` and stops at the budget, so its work is linear in what
+ * it keeps, whatever the text's length.
+ */
+export function truncateToTokens(text: string, max: number): Truncated {
+  if (text === '') return { text, truncated: false };
+  if (max <= 0) return { text: '', truncated: true };
+  let used = 0;
+  let end = 0;
+  for (const match of text.matchAll(O200K_PIECES)) {
+    for (const [offset, slice] of slices(match[0])) {
+      const n = bpe(slice);
+      if (used + n <= max) {
+        used += n;
+        end = match.index + offset + slice.length;
+        continue;
+      }
+      const partial = decode(encode(slice, PLAIN_TEXT).slice(0, max - used));
+      const safe = text.slice(0, end);
+      return { text: withinBudget(safe + partial, safe, max), truncated: true };
+    }
+  }
+  return { text, truncated: false };
+}
+
+/** The texts of a conversation to count, and what its framing and images add. */
+export interface PromptTexts {
+  texts: string[];
+  /** Framing tokens: reply priming, per-message overhead, name separators. */
+  framing: number;
+  images: number;
+}
+
+/** Collects the texts a prompt's token count is made of (roles, content, names, tool calls). */
+export function promptTexts(messages: readonly ChatMessage[]): PromptTexts {
+  const texts: string[] = [];
+  let framing = REPLY_PRIMING_TOKENS;
+  let images = 0;
+  for (const message of messages) {
+    framing += TOKENS_PER_MESSAGE;
+    texts.push(message.role);
+    const content = message.content;
+    if (typeof content === 'string') texts.push(content);
+    else if (Array.isArray(content)) {
+      for (const part of content) {
+        if (part.type === 'text') texts.push(part.text);
+        else images += 1;
+      }
+    }
+    if (typeof message.name === 'string') {
+      texts.push(message.name);
+      framing += 1;
+    }
+    for (const call of message.tool_calls ?? []) texts.push(call.function.name, call.function.arguments);
+  }
+  return { texts, framing, images };
+}
+
+/** Per-image tokens: a flat count for billing, the largest amount for holds. */
+export const IMAGE_TOKENS = { count: TOKENS_PER_IMAGE, bound: MAX_TOKENS_PER_IMAGE } as const;
 
 /**
  * Counts the prompt tokens of a conversation the way OpenAI's chat format frames it: text,
  * names, tool calls and a flat amount per image. Used when an upstream reports no usage.
  */
 export function countMessageTokens(messages: readonly ChatMessage[]): number {
-  let total = REPLY_PRIMING_TOKENS;
-  for (const message of messages) {
-    total += TOKENS_PER_MESSAGE + countTokens(message.role) + contentTokens(message.content);
-    if (typeof message.name === 'string') total += countTokens(message.name) + 1;
-    for (const call of message.tool_calls ?? []) {
-      total += countTokens(call.function.name) + countTokens(call.function.arguments);
-    }
-  }
-  return total;
+  const { texts, framing, images } = promptTexts(messages);
+  return texts.reduce((sum, text) => sum + countTokens(text), framing + images * IMAGE_TOKENS.count);
+}
+
+/**
+ * An upper bound of a conversation's prompt tokens for admission holds: the same framing,
+ * each text bounded by `tokenUpperBound`, and the largest per-image amount.
+ */
+export function promptTokenUpperBound(messages: readonly ChatMessage[]): number {
+  const { texts, framing, images } = promptTexts(messages);
+  const budget = boundBudget();
+  return texts.reduce((sum, text) => sum + tokenUpperBound(text, budget), framing + images * IMAGE_TOKENS.bound);
 }

@@ -5,7 +5,8 @@ import { validate } from '../http/validate.js';
 import type { KeyDoc } from '../keys/key-types.js';
 import type { AdmissionTicket } from '../limits/admission-types.js';
 import type { ChatCapability, ChatRequestBody } from '../providers/chat/chat-types.js';
-import { estimateChatCost } from './chat-estimate.js';
+import { estimateChatCostAsync } from './chat-estimate.js';
+import { countMessageTokensAsync } from '../billing/token-count-async.js';
 import { chatRequestSchema, toChatRequestBody } from './chat-schema.js';
 import type { ChatServiceDeps } from './chat-service-deps.js';
 import type { CompletionMeta } from './chat-wire.js';
@@ -19,8 +20,11 @@ export interface AdmittedChat {
   readonly providerId: string;
   readonly chat: ChatCapability;
   readonly ticket: AdmissionTicket;
-  /** Prompt tokens as counted for the hold; the fallback when an upstream reports no usage. */
-  readonly promptTokens: number;
+  /**
+   * Prompt tokens for billing when an upstream reports no usage: the exact (linear) count,
+   * made only when needed; the hold used a cheaper upper bound.
+   */
+  readonly promptTokens: () => Promise<number>;
 }
 
 /** `chatcmpl-…` id derived from the request id, so responses and logs correlate. */
@@ -30,17 +34,22 @@ export function completionId(requestId: string): string {
 
 /**
  * Validates, resolves the model and its provider, and admits the request with a hold of its
- * worst-case cost. Order (DESIGN §4.4): body → model (404/400) → provider → admission
- * (403/402/429). Nothing is held when any step before admission fails.
+ * worst-case cost. Order (DESIGN §4.4): body → model (404/400) → allowlist and free tier
+ * (403) → provider (503) → estimate → caps (403) → balance (402) → stream slot (429). The
+ * estimate comes after every cheap refusal and is linear in the prompt's size. Nothing is
+ * held when any step before admission fails.
  */
 export async function admitChat(deps: ChatServiceDeps, key: KeyDoc, requestId: string, rawBody: unknown): Promise<AdmittedChat> {
   const body = toChatRequestBody(validate(chatRequestSchema, rawBody));
   const model = resolveModel(deps.catalog, body.model, 'chat');
+  await deps.admission.authorize(key, model);
   const providerId = model.doc.provider;
   const chat = deps.providers.get(providerId).chat;
   if (chat === undefined) throw new GatewayError('upstream_error', `Provider "${providerId}" cannot serve chat models`);
-  const { promptTokens, estimate } = estimateChatCost(body, model);
-  const ticket = await deps.admission.admit({ requestId, key, model, estimate, stream: body.stream === true });
+  const { estimate, fit } = await estimateChatCostAsync(body, model);
+  const ticket = await deps.admission.admit({ requestId, key, model, estimate, fit, stream: body.stream === true });
+  let counted: Promise<number> | undefined;
+  const promptTokens = (): Promise<number> => (counted ??= countMessageTokensAsync(body.messages));
   const meta = { id: completionId(requestId), created: Math.floor(deps.clock().getTime() / 1000), model: model.id };
   return { requestId, meta, body, model, providerId, chat, ticket, promptTokens };
 }

@@ -1,43 +1,83 @@
 import { costOf } from '../billing/pricing.js';
-import type { Nano } from '../billing/money.js';
-import { countMessageTokens } from '../billing/tokenizer.js';
+import { formatUsd, type Nano } from '../billing/money.js';
+import { promptTokenUpperBound } from '../billing/tokenizer.js';
+import { promptTokenUpperBoundAsync } from '../billing/token-count-async.js';
 import type { CatalogModel } from '../catalog/model-types.js';
 import type { ChatMessage, ChatRequestBody } from '../providers/chat/chat-types.js';
 
-/** Output assumed when the client sets no limit (bounded by the model's context). */
-export const DEFAULT_COMPLETION_ESTIMATE = 4_096;
-/** Above this many characters the prompt is not tokenized for the hold: its length bounds it. */
-const TOKENIZE_LIMIT_CHARS = 200_000;
+/** Output limit of a model whose catalog entry has no context length. */
+export const DEFAULT_OUTPUT_LIMIT = 32_768;
 
-function promptChars(messages: readonly ChatMessage[]): number {
-  let chars = 0;
-  for (const message of messages) {
-    const content = message.content;
-    if (typeof content === 'string') chars += content.length;
-    else if (Array.isArray(content)) for (const part of content) chars += part.type === 'text' ? part.text.length : 0;
-  }
-  return chars;
+/** Most tokens one choice of the model may produce: its context length, else a fixed cap. */
+export function outputLimit(model: CatalogModel): number {
+  return model.doc.context_length ?? DEFAULT_OUTPUT_LIMIT;
 }
 
 /**
- * Prompt tokens for the admission hold. Huge prompts are bounded by their character count
- * (a token is rarely shorter than a character) so one request cannot stall the event loop.
+ * An upper bound of the prompt tokens, linear in the prompt's size (no BPE over long runs),
+ * so the estimate can never stall the event loop.
  */
 export function estimatePromptTokens(messages: readonly ChatMessage[]): number {
-  const chars = promptChars(messages);
-  return chars > TOKENIZE_LIMIT_CHARS ? chars + messages.length * 8 : countMessageTokens(messages);
+  return promptTokenUpperBound(messages);
 }
 
-/** Completion tokens the request may produce: its own limit, else a default, within the context. */
-export function estimateCompletionTokens(body: ChatRequestBody, model: CatalogModel, promptTokens: number): number {
-  const requested = body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_COMPLETION_ESTIMATE;
-  const perChoice = model.doc.context_length === null ? requested : Math.min(requested, Math.max(1, model.doc.context_length - promptTokens));
-  return perChoice * (body.n ?? 1);
+/** Completion tokens one choice may produce: the request's own limit within the model's. */
+export function completionTokensPerChoice(body: ChatRequestBody, model: CatalogModel): number {
+  const requested = body.max_completion_tokens ?? body.max_tokens;
+  const limit = outputLimit(model);
+  return requested === undefined ? limit : Math.min(requested, limit);
+}
+
+/** Completion tokens of every choice together. */
+export function estimateCompletionTokens(body: ChatRequestBody, model: CatalogModel): number {
+  return completionTokensPerChoice(body, model) * (body.n ?? 1);
+}
+
+/** The worst case of a chat request: prompt bound, completion bound and their cost. */
+export interface ChatEstimate {
+  promptTokens: number;
+  completionTokens: number;
+  estimate: Nano;
+  /** Says what would fit into `room` nano-USD (the largest affordable `max_tokens`). */
+  fit(room: Nano): string;
+}
+
+/** Largest per-choice `max_tokens` whose worst case costs at most `room` (0 when none fits). */
+export function largestAffordableMaxTokens(model: CatalogModel, promptTokens: number, choices: number, room: Nano): number {
+  const costWith = (perChoice: number): Nano => costOf(model, { prompt: promptTokens, completion: perChoice * choices });
+  let low = 0;
+  let high = outputLimit(model);
+  if (costWith(0) > room) return 0;
+  if (costWith(high) <= room) return high;
+  // costOf is monotone in the completion count: find the last count that fits.
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (costWith(mid) <= room) low = mid;
+    else high = mid - 1;
+  }
+  return low;
+}
+
+function describeFit(model: CatalogModel, body: ChatRequestBody, promptTokens: number, estimate: Nano, room: Nano): string {
+  const choices = body.n ?? 1;
+  const requested = `This request can cost up to $${formatUsd(estimate)} (${promptTokens} prompt tokens at most and ${completionTokensPerChoice(body, model)} max_tokens${choices > 1 ? ` for each of ${choices} choices` : ''}).`;
+  const fits = largestAffordableMaxTokens(model, promptTokens, choices, room);
+  if (fits === 0) return `${requested} Not even the prompt fits the $${formatUsd(room > 0n ? room : 0n)} left.`;
+  return `${requested} At most ${fits} max_tokens fit the $${formatUsd(room)} left; set max_tokens to ${fits} or less.`;
 }
 
 /** Worst-case cost of a chat request, nano-USD, for the admission hold. */
-export function estimateChatCost(body: ChatRequestBody, model: CatalogModel): { promptTokens: number; estimate: Nano } {
-  const promptTokens = estimatePromptTokens(body.messages);
-  const completion = estimateCompletionTokens(body, model, promptTokens);
-  return { promptTokens, estimate: costOf(model, { prompt: promptTokens, completion }) };
+export function estimateChatCost(body: ChatRequestBody, model: CatalogModel): ChatEstimate {
+  return estimateWithPrompt(body, model, estimatePromptTokens(body.messages));
+}
+
+/** Like `estimateChatCost`, yielding to the event loop while bounding a long prompt. */
+export async function estimateChatCostAsync(body: ChatRequestBody, model: CatalogModel): Promise<ChatEstimate> {
+  return estimateWithPrompt(body, model, await promptTokenUpperBoundAsync(body.messages));
+}
+
+function estimateWithPrompt(body: ChatRequestBody, model: CatalogModel, promptTokens: number): ChatEstimate {
+  const completionTokens = estimateCompletionTokens(body, model);
+  const estimate = costOf(model, { prompt: promptTokens, completion: completionTokens });
+  return { promptTokens, completionTokens, estimate, fit: (room) => describeFit(model, body, promptTokens, estimate, room) };
 }

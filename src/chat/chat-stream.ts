@@ -52,8 +52,8 @@ async function relay(admitted: AdmittedChat, first: IteratorResult<ChatStreamEve
   }
 }
 
-function fallbackUsage(admitted: AdmittedChat, produced: ProducedText): TokenUsage {
-  return { promptTokens: admitted.promptTokens, completionTokens: produced.tokens(), reasoningTokens: 0 };
+async function fallbackUsage(admitted: AdmittedChat, produced: ProducedText): Promise<TokenUsage> {
+  return { promptTokens: await admitted.promptTokens(), completionTokens: await produced.tokens(), reasoningTokens: 0 };
 }
 
 async function closeStream(deps: ChatServiceDeps, admitted: AdmittedChat, sink: ChunkSink, end: RelayEnd, settled: Promise<Settled>): Promise<void> {
@@ -106,11 +106,13 @@ export async function streamChat(deps: ChatServiceDeps, admitted: AdmittedChat, 
   try {
     sink.open();
     const end = await relay(admitted, first, iterator, sink, produced);
-    await closeStream(deps, admitted, sink, end, settlement.settle(end.usage ?? fallbackUsage(admitted, produced)));
+    await closeStream(deps, admitted, sink, end, settlement.settle(end.usage ?? (await fallbackUsage(admitted, produced))));
   } catch (err) {
     // Something unexpected after admission: still bill what was produced, once, so the
     // hold and the stream slot are freed.
-    await settlement.settle(fallbackUsage(admitted, produced)).catch(() => undefined);
+    await fallbackUsage(admitted, produced)
+      .then((usage) => settlement.settle(usage))
+      .catch(() => undefined);
     throw err;
   } finally {
     deps.metrics?.streamClosed();

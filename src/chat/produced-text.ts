@@ -1,4 +1,4 @@
-import { countTokens } from '../billing/tokenizer.js';
+import { countTokensAsync } from '../billing/token-count-async.js';
 import type { ChatDelta } from '../providers/chat/chat-types.js';
 
 /**
@@ -22,8 +22,13 @@ export class ProducedText {
     }
   }
 
-  /** Tokens of everything produced so far. */
-  tokens(): number {
-    return countTokens(this.pieces.join(''));
+  /**
+   * Tokens of everything produced so far. Linear in the text: `countTokens` slices any
+   * pre-token piece longer than 256 characters before BPE (see there for why the count
+   * stays faithful), and it yields to the event loop on long texts, so a stream of one
+   * repeated character cannot stall it.
+   */
+  tokens(): Promise<number> {
+    return countTokensAsync(this.pieces.join(''));
   }
 }

@@ -1,5 +1,6 @@
 import { costOf } from '../billing/pricing.js';
-import type { Nano } from '../billing/money.js';
+import { formatUsd, type Nano } from '../billing/money.js';
+import { utf8Bytes } from '../billing/tokenizer.js';
 import type { CatalogModel } from '../catalog/model-types.js';
 import type { ImageJobParams } from '../queue/job-types.js';
 
@@ -11,16 +12,31 @@ export const MAX_IMAGE_OUTPUT_TOKENS = 6_240;
 /** Input tokens one reference image can cost at most (high fidelity). */
 export const MAX_IMAGE_INPUT_TOKENS = 6_240;
 
+function costForImages(model: CatalogModel, params: ImageJobParams, referenceImages: number, n: number): Nano {
+  return costOf(model, {
+    image: n,
+    // Every token covers at least one byte, so the prompt's UTF-8 size bounds its tokens.
+    text_input: utf8Bytes(params.prompt),
+    image_input: referenceImages * MAX_IMAGE_INPUT_TOKENS,
+    image_output: n * MAX_IMAGE_OUTPUT_TOKENS,
+  });
+}
+
 /**
  * Worst-case cost of an image request, nano-USD, for the admission hold: per-image price × n,
- * or for token-priced models the prompt (a token is rarely shorter than a character), the
- * reference images and n outputs at their bounds.
+ * or for token-priced models the prompt (bounded by its UTF-8 bytes), the reference images
+ * and n outputs at their bounds.
  */
 export function estimateImageCost(model: CatalogModel, params: ImageJobParams, referenceImages = 0): Nano {
-  return costOf(model, {
-    image: params.n,
-    text_input: params.prompt.length,
-    image_input: referenceImages * MAX_IMAGE_INPUT_TOKENS,
-    image_output: params.n * MAX_IMAGE_OUTPUT_TOKENS,
-  });
+  return costForImages(model, params, referenceImages, params.n);
+}
+
+/** Says how many images would fit into `room` nano-USD, for a refusal. */
+export function describeImageFit(model: CatalogModel, params: ImageJobParams, referenceImages: number, room: Nano): string {
+  let fits = 0;
+  // n is small (validated), so counting up is cheap.
+  while (fits < params.n && costForImages(model, params, referenceImages, fits + 1) <= room) fits += 1;
+  const head = `This request can cost up to $${formatUsd(estimateImageCost(model, params, referenceImages))} for ${params.n} image${params.n === 1 ? '' : 's'}.`;
+  if (fits === 0) return `${head} Not even one image fits the $${formatUsd(room > 0n ? room : 0n)} left.`;
+  return `${head} At most ${fits} image${fits === 1 ? '' : 's'} (n=${fits}) fit the $${formatUsd(room)} left.`;
 }

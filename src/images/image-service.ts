@@ -7,7 +7,7 @@ import type { ImageEditJob, ImageGenerateJob } from '../queue/job-types.js';
 import { runMeteredJob } from '../queue/metered-job.js';
 import type { PayloadInput } from '../queue/payload-store.js';
 import { jobBase, type QueuedServiceDeps } from '../queue/queued-service-deps.js';
-import { estimateImageCost } from './image-estimate.js';
+import { describeImageFit, estimateImageCost } from './image-estimate.js';
 import { imagesResponse, type ImagesResponse } from './image-response.js';
 import { parseEditRequest, parseGenerateRequest } from './image-schema.js';
 import { checkEditUploads } from './image-uploads.js';
@@ -22,7 +22,9 @@ export interface ImageCaller {
 
 type JobSpec = Pick<ImageGenerateJob, 'op' | 'params'> | Pick<ImageEditJob, 'op' | 'params' | 'images' | 'mask'>;
 
-function checkProvider(deps: QueuedServiceDeps, model: CatalogModel): void {
+/** Allowlist and free tier (403) come before provider availability (503), as for chat. */
+async function checkAccess(deps: QueuedServiceDeps, key: KeyDoc, model: CatalogModel): Promise<void> {
+  await deps.admission.authorize(key, model);
   deps.providers?.images(model.doc.provider);
 }
 
@@ -34,11 +36,12 @@ async function runImages(
   spec: JobSpec,
   inputs: readonly PayloadInput[],
 ): Promise<ImagesResponse> {
-  checkProvider(deps, model);
+  const { key, requestId, signal } = caller;
+  await checkAccess(deps, key, model);
   const references = spec.op === 'edit' ? spec.images.length : 0;
   const estimate = estimateImageCost(model, spec.params, references);
-  const { key, requestId, signal } = caller;
-  const ticket = await deps.admission.admit({ requestId, key, model, estimate, stream: false });
+  const fit = (room: bigint) => describeImageFit(model, spec.params, references, room);
+  const ticket = await deps.admission.admit({ requestId, key, model, estimate, fit, stream: false });
   const created = Math.floor(deps.clock().getTime() / 1000);
   const timeoutMs = deps.config.jobTimeoutMs;
   const data = { ...jobBase(requestId, key, model, timeoutMs), ...spec } as ImageGenerateJob | ImageEditJob;

@@ -7,25 +7,49 @@ import type { KeyDoc } from '../keys/key-types.js';
 /** A spend cap of a key. */
 export type CapName = 'lifetime' | 'day' | 'month';
 
-/** 403 naming the cap and when it resets. */
-export function capReached(key: KeyDoc, cap: CapName, now: Date): GatewayError {
+/** What a refused request could do instead: said by the caller for its kind of request. */
+export type FitDescriber = (room: bigint) => string;
+
+function fitText(fit: FitDescriber | undefined, room: bigint, estimate: bigint): string {
+  if (fit !== undefined) return ` ${fit(room)}`;
+  return ` This request can cost up to $${formatUsd(estimate)}; $${formatUsd(room > 0n ? room : 0n)} is left.`;
+}
+
+/** The room a refusal reports, and what the request would have held. */
+export interface Shortfall {
+  /** Nano-USD left (may be zero or negative when in-flight holds use it all). */
+  room: bigint;
+  estimate: bigint;
+  fit?: FitDescriber;
+}
+
+/** 403 naming the cap, what would fit under it, and when it resets. */
+export function capReached(key: KeyDoc, cap: CapName, now: Date, shortfall?: Shortfall): GatewayError {
   const amount = key.limits.spend_cap?.[cap] ?? 0n;
   const resets =
     cap === 'lifetime'
       ? 'It does not reset; raise or remove the cap to continue.'
       : `It resets at ${(cap === 'day' ? nextDayStart(now) : nextMonthStart(now)).toISOString()}.`;
   const label = cap === 'lifetime' ? 'lifetime' : cap === 'day' ? 'daily (UTC)' : 'monthly (UTC)';
-  return new GatewayError(
-    'key_limit_exceeded',
-    `This key reached its ${label} spend cap of $${formatUsd(amount)} (requests in flight included). ${resets}`,
-  );
+  const reached = shortfall === undefined || shortfall.room <= 0n;
+  const head = reached
+    ? `This key reached its ${label} spend cap of $${formatUsd(amount)} (requests in flight included).`
+    : `This request's worst-case cost does not fit this key's ${label} spend cap of $${formatUsd(amount)} (requests in flight included).`;
+  const fit = shortfall === undefined ? '' : fitText(shortfall.fit, shortfall.room, shortfall.estimate);
+  return new GatewayError('key_limit_exceeded', `${head}${fit} ${resets}`);
 }
 
-/** 402 when the available balance (balance − in-flight holds) is used up. */
-export function insufficientCredits(): GatewayError {
+/** 402 when the request's worst case does not fit the available balance (balance − in-flight holds). */
+export function insufficientCredits(shortfall?: Shortfall): GatewayError {
+  if (shortfall === undefined || shortfall.room <= 0n) {
+    return new GatewayError(
+      'insufficient_credits',
+      'Insufficient credits: the available balance (balance minus requests in flight) is $0. Top up the account to continue.',
+    );
+  }
   return new GatewayError(
     'insufficient_credits',
-    'Insufficient credits: the available balance (balance minus requests in flight) is $0. Top up the account to continue.',
+    `Insufficient credits: this request's worst-case cost does not fit the available balance (balance minus requests in flight) of $${formatUsd(shortfall.room)}.${fitText(shortfall.fit, shortfall.room, shortfall.estimate)} Top up the account to continue.`,
   );
 }
 

@@ -3,8 +3,10 @@ import { LuaScript, PURGE_HOLDS_LUA } from './lua-script.js';
 /**
  * Every money decision of one request in one atomic step: spend caps (spent + in-flight
  * holds of the key), balance (mirror − in-flight holds of the account), the hold itself
- * (estimate clamped to what caps and balance leave), and the stream slot lease.
- * Replies `missing` with the names of mirrors that must be rebuilt from MongoDB first.
+ * (the full worst-case estimate: a request whose worst case does not fit every cap and the
+ * balance is refused, never admitted with a smaller hold), and the stream slot lease.
+ * Replies `missing` with the names of mirrors that must be rebuilt from MongoDB first;
+ * refusals carry the room that was left (`cap`, name, room / `balance`, room).
  *
  * KEYS: bal, holds, holdinfo, held, kheld, spend life, spend day, spend month, streams
  * ARGV: now, requestId, keyId, estimate, needsBalance, cap life, cap day, cap month
@@ -26,19 +28,17 @@ for _, c in ipairs(caps) do
   if c[1] ~= '-1' and redis.call('EXISTS', c[2]) == 0 then table.insert(missing, c[3]) end
 end
 if #missing > 1 then return missing end
-local room = tonumber(ARGV[4])
+local need = tonumber(ARGV[4])
 local keyHeld = tonumber(redis.call('HGET', KEYS[5], keyId) or '0')
 for _, c in ipairs(caps) do
   if c[1] ~= '-1' then
     local left = tonumber(c[1]) - num(c[2]) - keyHeld
-    if left <= 0 then return {'cap', c[3]} end
-    if left < room then room = left end
+    if left <= 0 or left < need then return {'cap', c[3], string.format('%.0f', left)} end
   end
 end
 if ARGV[5] == '1' then
   local available = num(KEYS[1]) - num(KEYS[4])
-  if available <= 0 then return {'balance'} end
-  if available < room then room = available end
+  if available <= 0 or available < need then return {'balance', string.format('%.0f', available)} end
 end
 local limit = tonumber(ARGV[9])
 if limit >= 0 then
@@ -47,8 +47,8 @@ if limit >= 0 then
   redis.call('ZADD', KEYS[9], ARGV[11], id)
   redis.call('PEXPIRE', KEYS[9], ARGV[12])
 end
-if room > 0 then
-  local amount = string.format('%d', room)
+if need > 0 then
+  local amount = ARGV[4]
   redis.call('ZADD', KEYS[2], ARGV[10], id)
   redis.call('HSET', KEYS[3], id, amount .. ':' .. keyId)
   redis.call('INCRBY', KEYS[4], amount)
@@ -144,4 +144,20 @@ purge_holds(KEYS[1], KEYS[2], KEYS[3], KEYS[4], now)
 local held = redis.call('HGET', KEYS[4], ARGV[2]) or '0'
 local since = '(' .. tostring(now - tonumber(ARGV[3]))
 return {held, redis.call('ZCOUNT', KEYS[5], since, '+inf'), redis.call('ZCOUNT', KEYS[6], since, '+inf')}
+`);
+
+/**
+ * Replaces the balance mirror with MongoDB's balance only while the account has nothing in
+ * flight. A request in flight may have committed its charge in MongoDB without having applied
+ * it to the mirror yet (or the other way round); overwriting then could count that charge
+ * zero or two times, and counting it zero times would admit beyond the balance.
+ *
+ * KEYS: bal, holds, holdinfo, held, kheld
+ * ARGV: now, balance from MongoDB, mirror TTL ms
+ */
+export const RESYNC_BALANCE = new LuaScript(`${PURGE_HOLDS_LUA}
+purge_holds(KEYS[2], KEYS[3], KEYS[4], KEYS[5], tonumber(ARGV[1]))
+if num(KEYS[4]) > 0 then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1
 `);

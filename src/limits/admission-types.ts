@@ -18,8 +18,10 @@ export interface AdmissionRequest {
   requestId: string;
   key: KeyDoc;
   model: CatalogModel;
-  /** Worst-case cost estimate, nano-USD; the hold is this clamped to what is available. */
+  /** Worst-case cost, nano-USD: held in full, or the request is refused (never clamped). */
   estimate: bigint;
+  /** Says what would fit into a room of nano-USD, for the refusal message. */
+  fit?: (room: bigint) => string;
   /** Streams take a concurrent-stream slot. */
   stream: boolean;
 }
@@ -43,11 +45,14 @@ export interface AdmissionTicket {
 
 /**
  * Admission control (DESIGN §4.4, §5). Order: auth → `checkRate` → body validation → model
- * resolution → `admit` (allowlist and free tier → spend caps → balance → stream slot).
+ * resolution → `authorize` (allowlist and free tier) → provider availability (the caller) →
+ * `admit` (spend caps → balance → stream slot).
  */
 export interface Admission {
   /** RPM per key (and per account on the free tier); throws 429 `rate_limited`. */
   checkRate(key: KeyDoc): Promise<RateInfo>;
+  /** Whether the key may use the model (role, allowlist, free tier); throws 403 `model_not_allowed`. */
+  authorize(key: KeyDoc, model: CatalogModel): Promise<void>;
   /** Throws 403/402/429 per the error table; otherwise holds and returns a ticket. */
   admit(request: AdmissionRequest): Promise<AdmissionTicket>;
 }

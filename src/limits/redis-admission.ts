@@ -1,14 +1,15 @@
+import type { CatalogModel } from '../catalog/model-types.js';
 import type { Deps } from '../deps.js';
 import type { KeyDoc } from '../keys/key-types.js';
 import type { KeyLiveUsage } from '../http/routes/account/key-info.js';
 import { AdmissionKeys } from './admission-keys.js';
 import { capReached, insufficientCredits, managementKey, notInAllowlist, notOnFreeTier, tooManyStreams, type CapName } from './admission-errors.js';
-import { ADMIT, LIVE } from './admission-scripts.js';
+import { ADMIT, LIVE, RESYNC_BALANCE } from './admission-scripts.js';
 import { RedisAdmissionTicket, type TicketContext } from './admission-ticket.js';
 import type { Admission, AdmissionRequest, AdmissionTicket, RateInfo } from './admission-types.js';
 import { FreeTierCache } from './free-tier-cache.js';
 import { LeaseRefresher } from './lease-refresher.js';
-import { MirrorLoader, type MirrorName } from './mirrors.js';
+import { MIRROR_TTL_MS, MirrorLoader, type MirrorName } from './mirrors.js';
 import { RATE_WINDOW_MS, RateChecker } from './rate-check.js';
 
 /** What admission needs from the composition root (`bus` and `catalog` are optional). */
@@ -21,7 +22,7 @@ const NO_STREAM_LIMIT = 1_000_000_000;
 /** Missing mirrors are rebuilt and the script retried at most this often per request. */
 const MAX_ATTEMPTS = 4;
 
-type Reply = ['ok', string] | ['missing', ...MirrorName[]] | ['cap', CapName] | ['balance'] | ['streams'];
+type Reply = ['ok', string] | ['missing', ...MirrorName[]] | ['cap', CapName, string] | ['balance', string] | ['streams'];
 
 function parseReply(value: unknown): Reply {
   if (!Array.isArray(value) || typeof value[0] !== 'string') throw new Error('unexpected admission script reply');
@@ -63,12 +64,18 @@ export class RedisAdmission implements Admission {
     return this.rates.check(key, await this.tiers.isFreeTier(key.account_id));
   }
 
-  async admit(request: AdmissionRequest): Promise<AdmissionTicket> {
-    const { key, model } = request;
+  async authorize(key: KeyDoc, model: CatalogModel): Promise<void> {
     if (key.role === 'management') throw managementKey();
     const allowed = key.limits.models;
     if (allowed && !allowed.includes(model.id)) throw notInAllowlist(model, allowed);
     if (!model.doc.free_tier && (await this.tiers.isFreeTier(key.account_id))) throw notOnFreeTier(model, this.freeModels(allowed));
+  }
+
+  async admit(request: AdmissionRequest): Promise<AdmissionTicket> {
+    const { key, model } = request;
+    // Callers authorize first (before provider availability); repeated here so no path skips it.
+    await this.authorize(key, model);
+    const shortfall = (room: string) => ({ room: BigInt(room), estimate: request.estimate, fit: request.fit });
     const at = this.deps.clock();
     let resynced = false;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -80,13 +87,13 @@ export class RedisAdmission implements Admission {
           await this.mirrors.load(reply.slice(1) as MirrorName[], key.account_id, key._id, at);
           break;
         case 'cap':
-          throw capReached(key, reply[1], at);
+          throw capReached(key, reply[1], at, shortfall(reply[2]));
         case 'streams':
           throw tooManyStreams(key.limits.concurrent_streams ?? NO_STREAM_LIMIT);
         case 'balance':
           // Refuse only on MongoDB's word: a top-up may not have reached the mirror yet.
-          if (resynced || !(await this.mayResync(key.account_id))) throw insufficientCredits();
-          await this.mirrors.resyncBalance(key.account_id);
+          if (resynced || !(await this.mayResync(key.account_id))) throw insufficientCredits(shortfall(reply[1]));
+          await this.resyncBalance(key.account_id);
           resynced = true;
           break;
       }
@@ -120,6 +127,17 @@ export class RedisAdmission implements Admission {
   private freeModels(allowed: readonly string[] | undefined): string[] {
     const free = (this.deps.catalog?.list() ?? []).filter((m) => m.doc.free_tier).map((m) => m.id);
     return (allowed ? free.filter((id) => allowed.includes(id)) : free).sort();
+  }
+
+  /** Re-reads the balance from MongoDB into the mirror, unless requests are in flight (see RESYNC_BALANCE). */
+  private async resyncBalance(accountId: string): Promise<void> {
+    const account = await this.deps.c.accounts.findOne({ _id: accountId }, { projection: { balance: 1 } });
+    const k = this.keys;
+    await RESYNC_BALANCE.run(
+      this.deps.redis,
+      [k.balance(accountId), k.holds(accountId), k.holdInfo(accountId), k.heldTotal(accountId), k.keyHeld(accountId)],
+      [this.deps.clock().getTime(), (account?.balance ?? 0n).toString(), MIRROR_TTL_MS],
+    );
   }
 
   private async mayResync(accountId: string): Promise<boolean> {

@@ -1,12 +1,14 @@
 import { toUsdNumber } from '../billing/money.js';
 import { resolveModel } from '../catalog/resolve-model.js';
 import type { KeyDoc } from '../keys/key-types.js';
-import type { OcrPage } from '../providers/ocr/ocr-types.js';
+import type { OcrOptions, OcrPage } from '../providers/ocr/ocr-types.js';
 import type { OcrJob } from '../queue/job-types.js';
 import { runMeteredJob } from '../queue/metered-job.js';
 import { jobBase, type QueuedServiceDeps } from '../queue/queued-service-deps.js';
 import { documentSource, loadDocument } from './ocr-document.js';
-import { estimateOcrCost } from './ocr-estimate.js';
+import { describeOcrFit, estimateOcrPages, ocrCostOfPages, pagesOf } from './ocr-estimate.js';
+import type { CatalogModel } from '../catalog/model-types.js';
+import type { AdmissionTicket } from '../limits/admission-types.js';
 import { parseOcrRequest } from './ocr-schema.js';
 
 /** Longest a document download may take. */
@@ -28,6 +30,27 @@ export interface OcrCaller {
 }
 
 /**
+ * A downloaded document may have more pages than the hold assumed: then the hold is replaced
+ * by one for its real page count (or the request is refused), so the charge stays within it.
+ */
+async function holdRealPages(
+  deps: QueuedServiceDeps,
+  caller: OcrCaller,
+  model: CatalogModel,
+  ticket: AdmissionTicket,
+  downloaded: { kind: string; data: Buffer } | undefined,
+  options: OcrOptions,
+): Promise<AdmissionTicket> {
+  if (downloaded === undefined) return ticket;
+  const pages = await pagesOf(downloaded, options);
+  const estimate = ocrCostOfPages(model, pages);
+  if (estimate <= ticket.held) return ticket;
+  await ticket.release();
+  const { key, requestId } = caller;
+  return deps.admission.admit({ requestId, key, model, estimate, fit: (room) => describeOcrFit(model, pages, room), stream: false });
+}
+
+/**
  * `POST /v1/ocr`: validate (data URLs decoded, URL schemes checked) → model → admission →
  * SSRF-guarded download of https documents → job → settle on delivery → answer. The web
  * downloads, so a refused or failing URL is a 400 before anything is enqueued.
@@ -37,9 +60,12 @@ export async function recognizeDocument(deps: QueuedServiceDeps, caller: OcrCall
   const maxBytes = deps.config.limits.uploadFileBytes;
   const source = await documentSource(request, maxBytes);
   const model = resolveModel(deps.catalog, request.model, 'ocr');
-  deps.providers?.ocr(model.doc.provider);
   const { key, requestId, signal } = caller;
-  const ticket = await deps.admission.admit({ requestId, key, model, estimate: await estimateOcrCost(model, source, request.options), stream: false });
+  // Allowlist and free tier (403) before provider availability (503), as for chat.
+  await deps.admission.authorize(key, model);
+  deps.providers?.ocr(model.doc.provider);
+  const pages = await estimateOcrPages(source, request.options);
+  let ticket = await deps.admission.admit({ requestId, key, model, estimate: ocrCostOfPages(model, pages), fit: (room) => describeOcrFit(model, pages, room), stream: false });
   const timeoutMs = deps.config.jobTimeoutMs;
   let input;
   try {
@@ -50,6 +76,7 @@ export async function recognizeDocument(deps: QueuedServiceDeps, caller: OcrCall
       signal,
       ...(deps.documentFetch ? { overrides: deps.documentFetch } : {}),
     });
+    ticket = await holdRealPages(deps, caller, model, ticket, 'inline' in source ? undefined : input, request.options);
   } catch (err) {
     await ticket.release();
     throw err;

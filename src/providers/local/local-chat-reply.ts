@@ -16,6 +16,12 @@ export interface LocalReply {
 
 /** Longest piece of the prompt quoted back in reasoning and tool arguments. */
 const QUOTE_LENGTH = 80;
+/**
+ * Most characters of the last user message the echo reads. Its answer is cut at 4,096
+ * tokens anyway, which this many characters exceed for any text, so longer prompts change nothing
+ * but the work spent on them.
+ */
+const MAX_ECHO_INPUT_CHARS = 1_048_576;
 
 function textOf(content: ChatMessage['content']): string {
   if (content === undefined || content === null) return '';
@@ -67,9 +73,10 @@ function textAnswer(last: ChatMessage | undefined, text: string): string {
 export function planLocalReply(body: ChatRequestBody): LocalReply {
   const last = body.messages.at(-1);
   const lastUser = lastOf(body.messages, 'user');
-  const directives = readDirectives(textOf(lastUser?.content));
-  const userText = stripDirectives(textOf(lastUser?.content));
-  const lastText = last?.role === 'tool' ? textOf(last.content) : userText;
+  const input = textOf(lastUser?.content).slice(0, MAX_ECHO_INPUT_CHARS);
+  const directives = readDirectives(input);
+  const userText = stripDirectives(input);
+  const lastText = last?.role === 'tool' ? textOf(last.content).slice(0, MAX_ECHO_INPUT_CHARS) : userText;
   const reasoning = readReasoning(body).enabled
     ? `The user wrote ${JSON.stringify(userText.slice(0, QUOTE_LENGTH))}; I will answer deterministically.`
     : undefined;

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error.js';
-import { countMessageTokens, countTokens } from '../../billing/tokenizer.js';
+import { countTokens, truncateToTokens } from '../../billing/tokenizer.js';
+import { countMessageTokensAsync } from '../../billing/token-count-async.js';
 import type { ChatCall, ChatCapability, ChatChoice, ChatDelta, ChatResult, ChatStreamEvent, TokenUsage } from '../chat/chat-types.js';
 import { readReasoning } from '../chat/reasoning-options.js';
 import { planLocalReply, type LocalReply } from './local-chat-reply.js';
@@ -9,7 +9,12 @@ import { replyDeltas } from './local-chat-stream.js';
 
 /** Most choices the echo model produces for `n`. */
 const MAX_CHOICES = 8;
-const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+/**
+ * Most tokens one choice produces (reasoning, tool arguments and content together) when the
+ * request sets no smaller `max_tokens`; below the catalog's context length for local models,
+ * so the admission hold always covers the output.
+ */
+export const LOCAL_OUTPUT_LIMIT = 4_096;
 
 function abortError(signal: AbortSignal): GatewayError {
   return isGatewayError(signal.reason) ? signal.reason : new GatewayError('upstream_error', 'The request was aborted');
@@ -25,20 +30,38 @@ async function pause(ms: number, signal: AbortSignal): Promise<void> {
   }
 }
 
-/** Applies `max_completion_tokens` / `max_tokens` to a text answer (finish reason `length`). */
-function limitTokens(reply: LocalReply, call: ChatCall): { reply: LocalReply; finish: string } {
-  const limit = call.body.max_completion_tokens ?? call.body.max_tokens;
-  if (limit === undefined || reply.content === null) return { reply, finish: reply.finishReason };
-  const tokens = encode(reply.content, PLAIN_TEXT);
-  if (tokens.length <= limit) return { reply, finish: reply.finishReason };
-  return { reply: { ...reply, content: decode(tokens.slice(0, limit)) }, finish: 'length' };
+/** The completion budget of one choice: the request's limit within the model's own. */
+function tokenBudget(call: ChatCall): number {
+  const requested = call.body.max_completion_tokens ?? call.body.max_tokens ?? LOCAL_OUTPUT_LIMIT;
+  return Math.max(0, Math.min(requested, LOCAL_OUTPUT_LIMIT));
 }
 
-function usageOf(reply: LocalReply, call: ChatCall, choices: number): TokenUsage {
+/**
+ * Applies the completion budget to every output as an upstream does: reasoning first, then
+ * tool arguments, then content share it; whatever does not fit is cut (tool arguments may
+ * then be incomplete JSON) and the finish reason becomes `length`.
+ */
+function limitTokens(reply: LocalReply, call: ChatCall): { reply: LocalReply; finish: string } {
+  let left = tokenBudget(call);
+  let cut = false;
+  const spend = (text: string): string => {
+    const out = truncateToTokens(text, left);
+    left -= countTokens(out.text);
+    cut ||= out.truncated;
+    return out.text;
+  };
+  const reasoning = reply.reasoning === undefined ? undefined : spend(reply.reasoning);
+  // A tool call's name counts as completion tokens too, so it spends from the same budget.
+  const toolCalls = reply.toolCalls?.map((t) => ({ ...t, function: { name: spend(t.function.name), arguments: spend(t.function.arguments) } }));
+  const content = reply.content === null ? null : spend(reply.content);
+  return { reply: { ...reply, reasoning, toolCalls, content }, finish: cut ? 'length' : reply.finishReason };
+}
+
+async function usageOf(reply: LocalReply, call: ChatCall, choices: number): Promise<TokenUsage> {
   const tools = (reply.toolCalls ?? []).reduce((sum, t) => sum + countTokens(t.function.name) + countTokens(t.function.arguments), 0);
   const reasoningTokens = countTokens(reply.reasoning ?? '');
   const completion = countTokens(reply.content ?? '') + reasoningTokens + tools;
-  return { promptTokens: countMessageTokens(call.body.messages), completionTokens: completion * choices, reasoningTokens: reasoningTokens * choices };
+  return { promptTokens: await countMessageTokensAsync(call.body.messages), completionTokens: completion * choices, reasoningTokens: reasoningTokens * choices };
 }
 
 function prepare(call: ChatCall): { reply: LocalReply; finish: string; choices: number; showReasoning: boolean } {
@@ -61,7 +84,7 @@ async function complete(call: ChatCall): Promise<ChatResult> {
   if (reply.toolCalls !== undefined) message.tool_calls = reply.toolCalls;
   return {
     choices: Array.from({ length: choices }, (_, index) => ({ index, message: { ...message }, finish_reason: finish })),
-    usage: usageOf(reply, call, choices),
+    usage: await usageOf(reply, call, choices),
   };
 }
 
@@ -82,7 +105,7 @@ async function* stream(call: ChatCall): AsyncGenerator<ChatStreamEvent> {
   }
   await pause(0, call.signal);
   yield forEachChoice(choices, {}, finish);
-  yield { kind: 'usage', usage: usageOf(reply, call, choices) };
+  yield { kind: 'usage', usage: await usageOf(reply, call, choices) };
 }
 
 /**

@@ -79,7 +79,7 @@ describe('rediss:// with a self-signed certificate', () => {
       let event: Invalidation | undefined;
       for (let i = 0; i < 100 && !event; i += 1) {
         await bus.publish({ type: 'catalog' });
-        event = await Promise.race([received, new Promise<undefined>((r) => setTimeout(r, 100))]);
+        event = await Promise.race([received, new Promise<undefined>((r) => setTimeout(() => r(undefined), 100))]);
       }
       expect(event).toEqual({ type: 'catalog' });
     } finally {

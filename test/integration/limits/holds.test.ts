@@ -67,9 +67,11 @@ describe('balance holds', () => {
     const { accountId, keyId, raw } = await accountWithKey(gw.url, 0.01);
     const { key, model } = await fixture(raw, keyId);
     const crashed = createAdmission(gw.deps);
-    const ticket = await crashed.admit({ requestId: 'req_crashed_hold', key, model, estimate: usd(1), stream: false });
+    // A worst case beyond the balance is refused, never held in part.
+    await expect(crashed.admit({ requestId: 'req_crashed_too_big', key, model, estimate: usd(1), stream: false })).rejects.toMatchObject({ code: 'insufficient_credits' });
+    const ticket = await crashed.admit({ requestId: 'req_crashed_hold', key, model, estimate: usd(0.01), stream: false });
     crashed.close();
-    expect(ticket.held).toBe(usd(0.01)); // clamped to what was available
+    expect(ticket.held).toBe(usd(0.01));
     expect((await charge(gw.url, raw, { estimate: 1n, cost: 1n })).status).toBe(402);
     clock.advance(301_000);
     const res = await charge(gw.url, raw, { estimate: 1_000n, cost: 1_000n });
@@ -100,7 +102,10 @@ describe('balance holds', () => {
     const { key, model } = await fixture(raw, keyId);
     const keys = new AdmissionKeys(gw.config.redisPrefix);
     const plain = await gw.deps.admission.admit({ requestId: 'req_released', key, model, estimate: usd(0.9), stream: false });
-    expect((await charge(gw.url, raw, { estimate: usd(0.2), cost: 1n })).body.held).toBe(usd(0.1).toString());
+    const tooBig = await charge(gw.url, raw, { estimate: usd(0.2), cost: 1n });
+    expect(tooBig.status).toBe(402);
+    expect(tooBig.body.error.message).toContain('$0.1 is left');
+    expect((await charge(gw.url, raw, { estimate: usd(0.1), cost: 1n })).body.held).toBe(usd(0.1).toString());
     await plain.release();
     await plain.release();
     const worker = await gw.deps.admission.admit({ requestId: 'req_worker', key, model, estimate: usd(0.1), stream: false });

@@ -142,10 +142,14 @@ describe('chat completions across two real web processes', () => {
     expect(charges).toHaveLength(ok.length);
     expect(charges.reduce((t, e) => t + e.cost, 0n)).toBe(reported);
     expect((await a.deps.accounts.get(accountId)).balance).toBe(credit - charged);
-    // Whatever the holds left unspent is used up one request at a time, then 402.
-    let status = 200;
-    for (let i = 0; i < 40 && status === 200; i++) status = (await chat(webs[i % 2]!.url, raw, prompt, { max_tokens: 50 })).status;
-    expect(status).toBe(402);
-    expect((await a.deps.accounts.get(accountId)).balance).toBe(0n);
+    // Requests are admitted only with their whole worst case held, so nothing is absorbed.
+    expect(charges.reduce((t, e) => t + e.absorbed, 0n)).toBe(0n);
+    // Whatever is left is used one request at a time until no worst case fits, then 402.
+    let last = await chat(webs[0]!.url, raw, prompt, { max_tokens: 50 });
+    for (let i = 0; i < 40 && last.status === 200; i++) last = await chat(webs[i % 2]!.url, raw, prompt, { max_tokens: 50 });
+    expect(last.status).toBe(402);
+    const left = (await a.deps.accounts.get(accountId)).balance;
+    expect(left).toBeGreaterThanOrEqual(0n);
+    expect(left).toBeLessThan(usd(0.01));
   });
 });

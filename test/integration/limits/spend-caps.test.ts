@@ -71,15 +71,19 @@ describe('spend caps', () => {
     expect((await charge(gw.url, raw, milli)).status).toBe(403);
   });
 
-  it('counts in-flight holds against the caps and clamps holds to the room left', async () => {
+  it('counts in-flight holds against the caps and refuses a worst case that does not fit, never holding part of it', async () => {
     const { keyId, raw } = await accountWithKey(gw.url, 1, { limits: { spend_cap_usd: { day: 0.005 } } });
     const key = await gw.deps.c.keys.findOne({ _id: keyId });
     const model = gw.deps.catalog.get('local/echo');
     if (!key || !model) throw new Error('fixture missing');
     const other = createAdmission(gw.deps);
     const first = await other.admit({ requestId: 'req_cap_hold_1', key, model, estimate: usd(0.0045), stream: false });
-    const second = await other.admit({ requestId: 'req_cap_hold_2', key, model, estimate: usd(0.003), stream: false });
     expect(first.held).toBe(usd(0.0045));
+    await expect(other.admit({ requestId: 'req_cap_hold_too_big', key, model, estimate: usd(0.003), stream: false })).rejects.toMatchObject({
+      code: 'key_limit_exceeded',
+      message: expect.stringContaining('$0.0005 is left'),
+    });
+    const second = await other.admit({ requestId: 'req_cap_hold_2', key, model, estimate: usd(0.0005), stream: false });
     expect(second.held).toBe(usd(0.0005));
     const refused = await charge(gw.url, raw, milli);
     expect(refused.status).toBe(403);

@@ -65,9 +65,19 @@ describe('estimateChatCost', () => {
     expect(estimate).toBe(BigInt(prompt) * 1000n + 200n * 2000n);
   });
 
-  it('bounds the default completion by the context length', () => {
+  it('holds the model output limit (its context length) when max_tokens is absent', () => {
+    // The whole context, not context − prompt: the prompt is only bounded from above, so
+    // subtracting it could leave the real output room uncovered.
     const prompt = countMessageTokens(messages);
     const { estimate } = estimateChatCost({ model: 'm', messages }, testModel({ context_length: 500 }));
-    expect(estimate).toBe(BigInt(prompt) * 1000n + BigInt(500 - prompt) * 2000n);
+    expect(estimate).toBe(BigInt(prompt) * 1000n + 500n * 2000n);
+  });
+
+  it('says the largest max_tokens that fits a room', () => {
+    const prompt = countMessageTokens(messages);
+    const { fit } = estimateChatCost({ model: 'm', messages, max_tokens: 400 }, testModel({ context_length: 500 }));
+    // Room for the prompt and exactly 123 completion tokens.
+    expect(fit(BigInt(prompt) * 1000n + 123n * 2000n)).toMatch(/At most 123 max_tokens fit/);
+    expect(fit(BigInt(prompt) * 1000n - 1n)).toMatch(/Not even the prompt fits/);
   });
 });

@@ -93,6 +93,6 @@ export function admitted(chat: ChatCapability, ticket: AdmissionTicket, body: Pa
     providerId: 'fake',
     chat,
     ticket,
-    promptTokens: 10,
+    promptTokens: async () => 10,
   };
 }

@@ -1,11 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { chatRequestSchema, toChatRequestBody } from '../../../src/chat/chat-schema.js';
+import { chatRequestSchema, MAX_MESSAGES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, toChatRequestBody } from '../../../src/chat/chat-schema.js';
 import { validate } from '../../../src/http/validate.js';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 
 const PNG_1X1 =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const user = [{ role: 'user', content: 'hi' }];
+
+/** A schema whose properties nest `levels` objects deep. */
+function deep(levels: number): Record<string, unknown> {
+  let schema: Record<string, unknown> = { type: 'string' };
+  for (let i = 1; i < levels; i++) schema = { type: 'object', properties: { p: schema } };
+  return schema;
+}
 
 function paramOf(body: unknown): string | null {
   try {
@@ -43,6 +50,15 @@ describe('chat request schema', () => {
     ['bad reasoning effort', { model: 'm', messages: user, reasoning: { effort: 'max' } }, 'reasoning.effort'],
     ['bad reasoning_effort', { model: 'm', messages: user, reasoning_effort: 'max' }, 'reasoning_effort'],
     ['stream not boolean', { model: 'm', messages: user, stream: 'yes' }, 'stream'],
+    ['too many messages', { model: 'm', messages: Array.from({ length: MAX_MESSAGES + 1 }, () => user[0]) }, 'messages'],
+    ['too many content parts', { model: 'm', messages: [{ role: 'user', content: Array.from({ length: 1_025 }, () => ({ type: 'text', text: 'x' })) }] }, 'messages.0.content'],
+    ['too many tools', { model: 'm', messages: user, tools: Array.from({ length: 129 }, (_, i) => ({ type: 'function', function: { name: `f${i}` } })) }, 'tools'],
+    ['a tool schema nested too deep', { model: 'm', messages: user, tools: [{ type: 'function', function: { name: 'f', parameters: deep(MAX_SCHEMA_DEPTH + 1) } }] }, 'tools.0.function.parameters'],
+    ['a tool schema with too many values', { model: 'm', messages: user, tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', enum: Array.from({ length: MAX_SCHEMA_NODES }, (_, i) => i) } } }] }, 'tools.0.function.parameters'],
+    ['a response schema nested too deep', { model: 'm', messages: user, response_format: { type: 'json_schema', json_schema: { name: 'x', schema: deep(MAX_SCHEMA_DEPTH + 1) } } }, 'response_format.json_schema.schema'],
+    ['five stop sequences', { model: 'm', messages: user, stop: ['a', 'b', 'c', 'd', 'e'] }, 'stop'],
+    ['a stop sequence too long', { model: 'm', messages: user, stop: ['x'.repeat(1_025)] }, 'stop.0'],
+    ['n over eight', { model: 'm', messages: user, n: 128 }, 'n'],
   ])('rejects %s', (_name, body, param) => {
     expect(paramOf(body)).toBe(param);
   });
@@ -83,5 +99,11 @@ describe('chat request schema', () => {
     const body = toChatRequestBody(validate(chatRequestSchema, { model: 'm', messages: user, max_tokens: null, temperature: null }));
     expect('max_tokens' in body).toBe(false);
     expect('temperature' in body).toBe(false);
+  });
+});
+
+describe('chat request size limits', () => {
+  it('accepts schemas nested as deep as OpenAI structured outputs allow (10 levels)', () => {
+    expect(() => validate(chatRequestSchema, { model: 'm', messages: user, tools: [{ type: 'function', function: { name: 'f', parameters: deep(10) } }] })).not.toThrow();
   });
 });

@@ -1,5 +1,18 @@
+import fc from 'fast-check';
+import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
-import { countMessageTokens, countTokens } from '../../../src/billing/tokenizer.js';
+import {
+  BOUND_BPE_CHARS,
+  countMessageTokens,
+  countTokens,
+  MAX_BPE_PIECE,
+  MAX_TOKENS_PER_IMAGE,
+  promptTokenUpperBound,
+  setBpeCounterForTests,
+  tokenUpperBound,
+  truncateToTokens,
+} from '../../../src/billing/tokenizer.js';
+import { countMessageTokensAsync, countTokensAsync, promptTokenUpperBoundAsync, YIELD_EVERY_CHARS } from '../../../src/billing/token-count-async.js';
 
 describe('tokenizer', () => {
   it('counts o200k tokens and treats special-token strings as text', () => {
@@ -21,3 +34,116 @@ describe('tokenizer', () => {
     expect(withCall).toBeGreaterThan(base + 3 + countTokens('lookup'));
   });
 });
+
+describe('linear counting and the upper bound', () => {
+  const exact = (text: string): number => countO200k(text, { disallowedSpecial: new Set<string>() });
+  // Text that mixes what the o200k pre-tokenizer treats differently: letter case, digits,
+  // punctuation, whitespace runs, newlines, contractions, non-Latin scripts and emoji.
+  const alphabet = ['a', 'b', 'Z', 'é', '9', ' ', '  ', '\n', '\t', '!', "'s", '.', '{', '"', 'ж', '中', '😀', '\u0301', '<|endoftext|>'];
+  const text = fc.array(fc.constantFrom(...alphabet), { maxLength: 200 }).map((parts) => parts.join(''));
+  const runs = fc.tuple(fc.constantFrom(...alphabet), fc.integer({ min: 1, max: 2_000 }), text).map(([unit, n, tail]) => unit.repeat(n) + tail);
+
+  it('the upper bound is never below the exact o200k count', () => {
+    fc.assert(fc.property(fc.oneof(text, runs, fc.string({ unit: 'grapheme', maxLength: 300 })), (t) => tokenUpperBound(t) >= exact(t)), { numRuns: 300 });
+  });
+
+  it('counts natural text exactly and long runs within one token per slice', () => {
+    fc.assert(fc.property(text, (t) => countTokens(t) === exact(t)), { numRuns: 300 });
+    const run = 'a'.repeat(5_000);
+    const slicesCount = Math.ceil(run.length / MAX_BPE_PIECE);
+    expect(Math.abs(countTokens(run) - exact(run))).toBeLessThanOrEqual(slicesCount);
+  });
+
+  it('never hands BPE more than a bounded piece, and no more text than it was given', () => {
+    const seen: number[] = [];
+    const previous = setBpeCounterForTests((piece) => {
+      seen.push(piece.length);
+      return 1;
+    });
+    try {
+      const hostile = ['a'.repeat(100_000), ' '.repeat(100_000), 'aA'.repeat(50_000), '😀'.repeat(50_000), '9'.repeat(100_000)];
+      for (const t of hostile) {
+        seen.length = 0;
+        tokenUpperBound(t);
+        countTokens(t);
+        expect(Math.max(0, ...seen)).toBeLessThanOrEqual(MAX_BPE_PIECE);
+        // Each character reaches BPE at most once per call: work is linear in the input.
+        expect(seen.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(2 * t.length);
+      }
+      seen.length = 0;
+      // A run of one character longer than a piece is bounded by its bytes, without BPE.
+      expect(tokenUpperBound('a'.repeat(100_000))).toBe(100_000);
+      expect(seen).toEqual([]);
+    } finally {
+      setBpeCounterForTests(previous);
+    }
+  });
+
+  it('bounds a prompt by framing, text bounds and the largest per-image amount', () => {
+    const messages = [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'Hello world' }, { type: 'image_url' as const, image_url: { url: 'data:image/png;base64,AA' } }] }];
+    expect(promptTokenUpperBound(messages)).toBe(countMessageTokens(messages) - 85 + MAX_TOKENS_PER_IMAGE);
+  });
+
+  it('truncates to a token budget and the kept text counts within it', () => {
+    fc.assert(
+      fc.property(fc.oneof(text, runs), fc.integer({ min: 0, max: 300 }), (t, max) => {
+        const out = truncateToTokens(t, max);
+        expect(t.startsWith(out.text) || out.text.includes('\ufffd')).toBe(true);
+        expect(countTokens(out.text)).toBeLessThanOrEqual(max);
+        expect(out.truncated).toBe(countTokens(t) > max);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('counting long prompts without holding the event loop', () => {
+  it('gives the same figures as the synchronous counts and lets other work run in between', async () => {
+    const messages = [
+      { role: 'system' as const, content: 'You are terse.' },
+      { role: 'user' as const, content: `${'aA'.repeat(100_000)} ${'word '.repeat(20_000)}` },
+    ];
+    let turns = 0;
+    let running = true;
+    const tick = (): void => {
+      turns += 1;
+      if (running) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const [bound, count] = [await promptTokenUpperBoundAsync(messages), await countMessageTokensAsync(messages)];
+    running = false;
+    expect(bound).toBe(promptTokenUpperBound(messages));
+    expect(count).toBe(countMessageTokens(messages));
+    expect(await countTokensAsync(messages[1]!.content)).toBe(countTokens(messages[1]!.content));
+    // 300 K characters counted twice: other callbacks ran at least once per slice.
+    expect(turns).toBeGreaterThanOrEqual(Math.floor((2 * 300_000) / YIELD_EVERY_CHARS) - 2);
+  });
+});
+
+describe('the BPE allowance of one prompt bound', () => {
+  it('stops using BPE after BOUND_BPE_CHARS characters and bounds the rest by bytes', () => {
+    const word = (i: number): string => {
+      let out = '';
+      for (let n = i + 1; n > 0; n = Math.floor(n / 26)) out += String.fromCharCode(97 + (n % 26));
+      return out;
+    };
+    // About 1.2 MB of distinct words, so nothing is remembered from piece to piece.
+    const text = Array.from({ length: 200_000 }, (_, i) => word(i)).join(' ');
+    let seen = 0;
+    const previous = setBpeCounterForTests((piece) => {
+      seen += piece.length;
+      return exactPiece(piece);
+    });
+    try {
+      const bound = promptTokenUpperBound([{ role: 'user', content: text }]);
+      expect(seen).toBeLessThanOrEqual(BOUND_BPE_CHARS + 8);
+      expect(bound).toBeGreaterThanOrEqual(countO200k(text, { disallowedSpecial: new Set<string>() }));
+    } finally {
+      setBpeCounterForTests(previous);
+    }
+  });
+});
+
+function exactPiece(piece: string): number {
+  return countO200k(piece, { disallowedSpecial: new Set<string>() });
+}
