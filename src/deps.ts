@@ -15,6 +15,9 @@ import { buildProviderRegistry } from './providers/provider-factories.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import { createInvalidationBus, type InvalidationBus } from './redis/invalidation-bus.js';
 import { createRedis, waitReady, type Redis } from './redis/redis.js';
+import { ShutdownReport } from './runtime/shutdown-report.js';
+import { runSteps } from './runtime/shutdown.js';
+import { storeShutdownSteps } from './runtime/store-steps.js';
 
 /** Everything a process needs, built once at boot (the composition root). */
 export interface Deps {
@@ -79,12 +82,8 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   return {
     config, log, clock, mongo, c, redis, bus, catalogRepository, catalog, accounts, keys, keyAuth, ledger, admission, providers, metrics,
     async close() {
-      catalog.stop();
-      admission.close();
-      await ledger.drain();
-      await bus.close();
-      redis.disconnect();
-      await mongo.close();
+      // Bounded per step: a store that is gone or half-open must not hold a process open.
+      await runSteps(storeShutdownSteps({ catalog, admission, ledger, bus, redis, mongo }), 10_000, new ShutdownReport());
     },
   };
 }

@@ -30,6 +30,7 @@ export class LedgerWriter {
   private queue: Pending[] = [];
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> = Promise.resolve();
+  private committing = 0;
   private readonly maxBatch: number;
   private readonly maxDelayMs: number;
 
@@ -50,6 +51,11 @@ export class LedgerWriter {
       if (this.queue.length >= this.maxBatch) this.flushSoon(0);
       else this.flushSoon(this.maxDelayMs);
     });
+  }
+
+  /** Charges accepted but not yet durable (queued or in a batch being committed). */
+  get pending(): number {
+    return this.queue.length + this.committing;
   }
 
   /** Commits everything queued and waits for it (used at shutdown). */
@@ -73,7 +79,12 @@ export class LedgerWriter {
   private runNext(): Promise<void> {
     this.inFlight = this.inFlight.then(async () => {
       const batch = this.queue.splice(0, this.maxBatch);
-      if (batch.length > 0) await this.commit(batch);
+      this.committing = batch.length;
+      try {
+        if (batch.length > 0) await this.commit(batch);
+      } finally {
+        this.committing = 0;
+      }
       if (this.queue.length > 0) this.flushSoon(this.maxDelayMs);
     });
     return this.inFlight;
