@@ -5,7 +5,8 @@ import { CatalogCache } from './catalog/catalog-cache.js';
 import { CatalogRepository } from './catalog/catalog-repository.js';
 import type { Config } from './config/config.js';
 import { collections, type Collections } from './db/collections.js';
-import { connectMongo, type Mongo } from './db/mongo.js';
+import type { Mongo } from './db/mongo.js';
+import { connectWritable } from './db/writable-primary.js';
 import { KeyAuthenticator } from './keys/key-auth.js';
 import { KeyService } from './keys/key-service.js';
 import { LedgerWriter } from './ledger/ledger-writer.js';
@@ -55,7 +56,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   // Built first: a broken providers file fails the boot before any store is touched.
   const providers = await buildProviderRegistry(config);
   const metrics = new Metrics({ defaultMetrics: config.env !== 'test' });
-  const mongo = await connectMongo(config.mongoUri, config.mongoDb);
+  const mongo = await connectWritable(config.mongoUri, config.mongoDb, { log });
   const c = collections(mongo.db);
   const redis = createRedis(config.redisUrl, 'farebox');
   redis.on('error', (err) => log.debug({ err }, 'redis error'));
