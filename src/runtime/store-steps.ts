@@ -17,6 +17,7 @@ function spooledCount(outcome: unknown): number {
  * charges it still held are counted), then Redis and MongoDB are closed, each bounded.
  */
 export function storeShutdownSteps(deps: Pick<Deps, 'catalog' | 'admission' | 'ledger' | 'bus' | 'redis' | 'mongo'>): ShutdownStep[] {
+  let failedBefore = deps.ledger.failedCharges;
   return [
     {
       name: 'stop background work',
@@ -30,10 +31,13 @@ export function storeShutdownSteps(deps: Pick<Deps, 'catalog' | 'admission' | 'l
       name: 'drain charges',
       timeoutMs: STORE_STEP_MS.ledger,
       run: async (report) => {
-        report.note('charges spooled', spooledCount(await deps.ledger.drain()));
+        failedBefore = deps.ledger.failedCharges;
+        const outcome = await deps.ledger.drain();
+        report.note('charges spooled', spooledCount(outcome));
+        report.note('charges not committed', deps.ledger.failedCharges - failedBefore);
       },
-      // A drain cut off by an unreachable or half-open MongoDB: these charges are not durable.
-      onCut: (report) => report.note('charges not committed', deps.ledger.pending),
+      // Cut off by an unreachable or half-open MongoDB: what it still held is not durable.
+      onCut: (report) => report.note('charges not committed', deps.ledger.pending + deps.ledger.failedCharges - failedBefore),
     },
     {
       name: 'close redis',
