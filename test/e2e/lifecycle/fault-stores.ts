@@ -1,8 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { Redis } from 'ioredis';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fareboxHome, mongodBinDir, winePrefixDir } from '../../../scripts/services/farebox-paths.js';
 import { startLocalServices } from '../../../scripts/services/local-services.js';
-import type { StartedServices } from '../../../scripts/services/service-types.js';
+import { provisionMongod } from '../../../scripts/services/provision-mongod.js';
+import { startMongod } from '../../../scripts/services/start-mongod.js';
+import type { RunningService, StartedServices } from '../../../scripts/services/service-types.js';
 import { freePort } from '../../helpers/spawn-web.js';
 
 /** A redis-server of the test's own that can be killed or frozen (half-open: SIGSTOP). */
@@ -54,4 +60,39 @@ export async function faultMongo(): Promise<{ url: string; stop: () => Promise<v
   const started: StartedServices = await startLocalServices({ needs: { redis: false, mongo: true } });
   if (!started.mongo) throw new Error('no mongod started');
   return { url: started.mongo.url, stop: () => started.stop() };
+}
+
+/** A private mongod that keeps its data across a stop and a start on the same port. */
+export interface RestartableMongo {
+  url: string;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+/** Starts a private mongod whose data folder survives {@link RestartableMongo.stop}. */
+export async function restartableMongo(): Promise<RestartableMongo> {
+  const home = fareboxHome();
+  const binary = await provisionMongod({ binDir: mongodBinDir(home) });
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'fbx-mongo-'));
+  const port = await freePort();
+  let running: RunningService | undefined;
+  const start = async (): Promise<void> => {
+    running = await startMongod({ binary, winePrefix: winePrefixDir(home), dataDir, port });
+  };
+  const stop = async (): Promise<void> => {
+    await running?.stop();
+    running = undefined;
+  };
+  await start();
+  if (!running) throw new Error('no mongod started');
+  return {
+    url: (running as RunningService).url,
+    stop,
+    start,
+    async dispose() {
+      await stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
 }

@@ -3,18 +3,20 @@ export type ClientEnd = 'complete' | 'cut' | `status ${number}`;
 
 /** A streamed chat completion held open by the stalling upstream. */
 export interface OpenStream {
+  /** The gateway's request id (the ledger entry's id once charged). */
+  requestId: string;
   /** Resolves when the stream ends: `complete` only if `[DONE]` arrived. */
   ended: Promise<ClientEnd>;
+  /** Everything received so far. */
+  text(): string;
 }
 
-const chatBody = { model: 'stall/chat', stream: true, max_tokens: 4_000, messages: [{ role: 'user', content: 'keep going' }] };
-
 /** Opens a stream and resolves once its first content has arrived (it is really in flight). */
-export async function openStream(webUrl: string, rawKey: string): Promise<OpenStream> {
+export async function openStream(webUrl: string, rawKey: string, model = 'stall/chat'): Promise<OpenStream> {
   const res = await fetch(`${webUrl}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${rawKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify(chatBody),
+    body: JSON.stringify({ model, stream: true, max_tokens: 4_000, messages: [{ role: 'user', content: 'keep going' }] }),
   });
   if (res.status !== 200 || !res.body) throw new Error(`stream refused: ${res.status} ${await res.text()}`);
   const reader = res.body.getReader();
@@ -30,13 +32,13 @@ export async function openStream(webUrl: string, rawKey: string): Promise<OpenSt
       for (;;) {
         const { value, done } = await reader.read();
         if (done) return seen.includes('data: [DONE]') ? 'complete' : 'cut';
-        seen = (seen + decoder.decode(value, { stream: true })).slice(-500);
+        seen = (seen + decoder.decode(value, { stream: true })).slice(-200_000);
       }
     } catch {
       return 'cut';
     }
   })();
-  return { ended };
+  return { requestId: res.headers.get('x-service-request-id') ?? '', ended, text: () => seen };
 }
 
 /** Sends an image generation (a queued job) and resolves with how it ended for the client. */

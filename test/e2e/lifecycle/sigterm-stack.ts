@@ -8,7 +8,7 @@ import { adminClient } from '../../helpers/admin-client.js';
 import { TEST_ADMIN_TOKEN } from '../../helpers/test-gateway.js';
 import { uniqueName } from '../../setup/test-context.js';
 import { startEntry, webReady, workerReady, type EntryProcess } from './entry-process.js';
-import { faultMongo, faultRedis, type FaultRedis } from './fault-stores.js';
+import { faultMongo, faultRedis, restartableMongo, type FaultRedis } from './fault-stores.js';
 import { startStallingUpstream, type StallingUpstream } from './stalling-upstream.js';
 
 const CATALOG = fileURLToPath(new URL('../../../src/catalog/seed-models.json', import.meta.url));
@@ -18,9 +18,12 @@ export interface SigtermStack {
   web: EntryProcess;
   worker: EntryProcess;
   redis: FaultRedis;
-  mongo: { url: string; stop: () => Promise<void> };
+  /** `start` is there when the stack was made with `restartableMongo`. */
+  mongo: { url: string; stop: () => Promise<void>; start?: () => Promise<void> };
   upstream: StallingUpstream;
   rawKey: string;
+  /** The environment the processes run with (for starting another web). */
+  env: Record<string, string>;
   dispose(): Promise<void>;
 }
 
@@ -41,6 +44,7 @@ async function seed(webUrl: string): Promise<string> {
     if (res.status >= 300) throw new Error(`PUT model ${id}: ${res.status} ${JSON.stringify(res.body)}`);
   };
   await put('stall/chat', { name: 'stall chat', kind: 'chat', provider: 'stall', upstream_model: 'stall', pricing: { prompt: '0.000001', completion: '0.000002' }, context_length: 100_000 });
+  await put('stall/finite', { name: 'finite chat', kind: 'chat', provider: 'stall', upstream_model: 'finite', pricing: { prompt: '0.000001', completion: '0.000002' }, context_length: 100_000 });
   await put('stall/image', { name: 'stall image', kind: 'image', provider: 'stall-images', upstream_model: 'dall-e-3', pricing: { image: '0.04' } });
   const accountId = await admin.createAccount();
   await admin.topup(accountId, 20);
@@ -52,10 +56,11 @@ async function seed(webUrl: string): Promise<string> {
  * worker processes against them with the default shutdown grace period (the contract under
  * test). Nothing here uses the run's shared stores: this stack's stores get killed.
  */
-export async function startSigtermStack(): Promise<SigtermStack> {
+export async function startSigtermStack(options: { restartableMongo?: boolean } = {}): Promise<SigtermStack> {
   const dir = await mkdtemp(path.join(tmpdir(), 'fbx-sigterm-'));
   const upstream = await startStallingUpstream();
-  const [redis, mongo] = await Promise.all([faultRedis(), faultMongo()]);
+  const [redis, mongo] = await Promise.all([faultRedis(), options.restartableMongo ? restartableMongo() : faultMongo()]);
+  const stopMongo = 'dispose' in mongo ? mongo.dispose : mongo.stop;
   const name = uniqueName('sigterm');
   const m = await connectMongo(mongo.url, name);
   await prepareDatabase(m.db, CATALOG).finally(() => m.close());
@@ -76,10 +81,10 @@ export async function startSigtermStack(): Promise<SigtermStack> {
   const [web, worker] = await Promise.all([startEntry('src/server.ts', env, webReady), startEntry('workers/main.ts', env, workerReady)]);
   const rawKey = await seed(web.url);
   return {
-    web, worker, redis, mongo, upstream, rawKey,
+    web, worker, redis, mongo, upstream, rawKey, env,
     async dispose() {
       await Promise.all([web.kill(), worker.kill()]);
-      await Promise.all([redis.dispose(), mongo.stop(), upstream.close()]);
+      await Promise.all([redis.dispose(), stopMongo(), upstream.close()]);
       await rm(dir, { recursive: true, force: true });
     },
   };
