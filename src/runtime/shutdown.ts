@@ -83,8 +83,9 @@ export async function runShutdown(log: Logger, steps: readonly ShutdownStep[], o
  * Installs the signal handlers of an entry point. The first SIGTERM starts the ordered
  * shutdown of {@link runShutdown}; a second SIGTERM, or a SIGINT at any time, exits at once
  * (an operator who insists wins over any drain), after logging what was still pending.
+ * Returns a function that removes the handlers.
  */
-export function onShutdown(log: Logger, options: ShutdownOptions, steps: () => readonly ShutdownStep[]): void {
+export function onShutdown(log: Logger, options: ShutdownOptions, steps: () => readonly ShutdownStep[]): () => void {
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const report = new ShutdownReport();
   let stopping = false;
@@ -93,8 +94,8 @@ export function onShutdown(log: Logger, options: ShutdownOptions, steps: () => r
     log.warn({ signal, left_undone: report.toJSON() }, `exiting at once on ${signal}: ${report.summary()}`);
     exit(1);
   };
-  process.on('SIGINT', () => now('SIGINT'));
-  process.on('SIGTERM', () => {
+  const onInt = (): void => now('SIGINT');
+  const onTerm = (): void => {
     if (stopping) return now('SIGTERM');
     stopping = true;
     log.info({ signal: 'SIGTERM', grace_ms: options.graceMs }, 'shutting down');
@@ -102,5 +103,11 @@ export function onShutdown(log: Logger, options: ShutdownOptions, steps: () => r
       log.error({ err }, 'shutdown failed');
       exit(1);
     });
-  });
+  };
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  return () => {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+  };
 }

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ShutdownReport } from '../../../src/runtime/shutdown-report.js';
-import { runShutdown, runSteps, type ShutdownStep } from '../../../src/runtime/shutdown.js';
+import { onShutdown, runShutdown, runSteps, type ShutdownStep } from '../../../src/runtime/shutdown.js';
 
 const never = (): Promise<void> => new Promise<void>(() => undefined);
 
@@ -41,5 +41,34 @@ describe('ordered shutdown steps', () => {
     expect(codes).toEqual([0, 1]);
     expect(new ShutdownReport().summary()).toBe('nothing left undone');
     expect(undone.summary()).toBe('hang timed out');
+  });
+});
+
+describe('signals', () => {
+  it('a second SIGTERM exits at once while the first shutdown still hangs', async () => {
+    const codes: number[] = [];
+    const remove = onShutdown(pino({ level: 'silent' }), { graceMs: 60_000, exit: (c) => void codes.push(c) }, () => [
+      { name: 'hang', timeoutMs: 60_000, run: never },
+    ]);
+    try {
+      process.emit('SIGTERM');
+      await new Promise((r) => setTimeout(r, 20));
+      expect(codes).toEqual([]);
+      process.emit('SIGTERM');
+      expect(codes).toEqual([1]);
+    } finally {
+      remove();
+    }
+  });
+
+  it('SIGINT exits at once', () => {
+    const codes: number[] = [];
+    const remove = onShutdown(pino({ level: 'silent' }), { graceMs: 60_000, exit: (c) => void codes.push(c) }, () => []);
+    try {
+      process.emit('SIGINT');
+      expect(codes).toEqual([1]);
+    } finally {
+      remove();
+    }
   });
 });
