@@ -8,16 +8,23 @@ export interface HttpDrainResult {
   requestsCut: number;
 }
 
-/** Counts a server's open responses so a shutdown can wait for them and say what it cut. */
+/**
+ * Counts a server's open responses so a shutdown can wait for them and say what it cut. Streams
+ * are told apart by the content type set on the response (Koa sets headers with setHeader).
+ */
 export class HttpDrain {
   private readonly open = new Set<ServerResponse>();
   private idle: (() => void) | undefined;
+  private draining = false;
 
   constructor(private readonly server: Server) {
     server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+      // A keep-alive client may still send on an open connection: serve it, then hang up.
+      if (this.draining && !res.headersSent) res.setHeader('connection', 'close');
       this.open.add(res);
       res.once('close', () => {
         this.open.delete(res);
+        if (this.draining) this.server.closeIdleConnections();
         if (this.open.size === 0) this.idle?.();
       });
     });
@@ -34,6 +41,8 @@ export class HttpDrain {
    * destroyed, and it is counted.
    */
   async drain(ms: number): Promise<HttpDrainResult> {
+    this.draining = true;
+    for (const res of this.open) if (!res.headersSent) res.setHeader('connection', 'close');
     this.server.close();
     this.server.closeIdleConnections();
     if (this.open.size > 0) {
