@@ -1,11 +1,11 @@
-import { connectMongo } from '../src/db/mongo.js';
+import { connectWritable } from '../src/db/writable-primary.js';
 import { prepareDatabase } from '../src/db/prepare-database.js';
 import { boot } from '../src/runtime/boot.js';
 
 /** The release step (Procfile `release`): collections, indexes and the seed catalog. */
 export async function release(): Promise<void> {
   const { config, log } = boot('release');
-  const mongo = await connectMongo(config.mongoUri, config.mongoDb);
+  const mongo = await connectWritable(config.mongoUri, config.mongoDb, { log });
   try {
     const result = await prepareDatabase(mongo.db, config.catalogFile);
     log.info(result, 'release done: indexes ensured, catalog synced');

@@ -5,7 +5,8 @@ import { CatalogCache } from './catalog/catalog-cache.js';
 import { CatalogRepository } from './catalog/catalog-repository.js';
 import type { Config } from './config/config.js';
 import { collections, type Collections } from './db/collections.js';
-import { connectMongo, type Mongo } from './db/mongo.js';
+import type { Mongo } from './db/mongo.js';
+import { connectWritable } from './db/writable-primary.js';
 import { KeyAuthenticator } from './keys/key-auth.js';
 import { KeyService } from './keys/key-service.js';
 import { LedgerWriter } from './ledger/ledger-writer.js';
@@ -15,6 +16,9 @@ import { buildProviderRegistry } from './providers/provider-factories.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import { createInvalidationBus, type InvalidationBus } from './redis/invalidation-bus.js';
 import { createRedis, waitReady, type Redis } from './redis/redis.js';
+import { ShutdownReport } from './runtime/shutdown-report.js';
+import { runSteps } from './runtime/shutdown.js';
+import { storeShutdownSteps } from './runtime/store-steps.js';
 
 /** Everything a process needs, built once at boot (the composition root). */
 export interface Deps {
@@ -52,7 +56,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   // Built first: a broken providers file fails the boot before any store is touched.
   const providers = await buildProviderRegistry(config);
   const metrics = new Metrics({ defaultMetrics: config.env !== 'test' });
-  const mongo = await connectMongo(config.mongoUri, config.mongoDb);
+  const mongo = await connectWritable(config.mongoUri, config.mongoDb, { log });
   const c = collections(mongo.db);
   const redis = createRedis(config.redis, 'farebox');
   redis.on('error', (err) => log.debug({ err }, 'redis error'));
@@ -79,12 +83,8 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   return {
     config, log, clock, mongo, c, redis, bus, catalogRepository, catalog, accounts, keys, keyAuth, ledger, admission, providers, metrics,
     async close() {
-      catalog.stop();
-      admission.close();
-      await ledger.drain();
-      await bus.close();
-      redis.disconnect();
-      await mongo.close();
+      // Bounded per step: a store that is gone or half-open must not hold a process open.
+      await runSteps(storeShutdownSteps({ catalog, admission, ledger, bus, redis, mongo }), 10_000, new ShutdownReport());
     },
   };
 }

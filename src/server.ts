@@ -6,7 +6,9 @@ import { queuedRouters } from './http/routes/images/queued-routers.js';
 import { closeUpstreamAgents } from './providers/http/upstream-client.js';
 import { JobQueue } from './queue/job-queue.js';
 import { boot } from './runtime/boot.js';
+import { HttpDrain } from './runtime/http-drain.js';
 import { onShutdown } from './runtime/shutdown.js';
+import { STORE_CLOSE_RESERVE_MS, storeShutdownSteps } from './runtime/store-steps.js';
 
 const { config, log } = boot('web');
 const deps = await createDeps(config, log);
@@ -15,15 +17,22 @@ const app = createApp(deps, { routers: queuedRouters(deps, jobs) });
 const server = createServer(EDGE_SERVER_OPTIONS, app.callback());
 answerClientErrors(server, log);
 server.keepAliveTimeout = 65_000;
+const http = new HttpDrain(server);
 server.listen(config.port, () => log.info({ port: config.port }, 'web listening'));
 
-onShutdown(log, config.shutdownGraceMs, async () => {
-  // Stop accepting, let in-flight requests (streams included) finish, then close stores.
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  });
-  await jobs.close();
-  await deps.close();
-  await closeUpstreamAgents();
-});
+onShutdown(log, { graceMs: config.shutdownGraceMs }, () => [
+  {
+    // Stop accepting, let in-flight requests (streams included) finish; what is left is cut.
+    name: 'drain http',
+    timeoutMs: Math.max(0, config.shutdownGraceMs - STORE_CLOSE_RESERVE_MS),
+    run: async (report) => {
+      const cut = await http.drain(Math.max(0, config.shutdownGraceMs - STORE_CLOSE_RESERVE_MS - 100));
+      report.note('streams cut', cut.streamsCut);
+      report.note('requests cut', cut.requestsCut);
+    },
+    onCut: (report) => report.note('requests cut', http.inFlight),
+  },
+  { name: 'close job queue', timeoutMs: 3_500, run: () => jobs.close() },
+  ...storeShutdownSteps(deps),
+  { name: 'close upstream agents', timeoutMs: 500, run: () => closeUpstreamAgents() },
+]);

@@ -9,10 +9,18 @@ import type { QueueName } from '../src/queue/queue-names.js';
 import { imagesProcessor } from './processors/images-processor.js';
 import type { ProcessorContext } from './processors/job-runner.js';
 import { ocrProcessor } from './processors/ocr-processor.js';
+import { RunningJobs } from './running-jobs.js';
 
 /** The running BullMQ workers of this process. */
 export interface RunningWorkers {
   names: string[];
+  /** Jobs this process is running right now. */
+  readonly jobs: RunningJobs;
+  /** Stops taking new jobs and waits for the running ones (callers bound the wait). */
+  finish(): Promise<void>;
+  /** Drops the Redis connections: QUIT when Redis answers, a hard disconnect otherwise. */
+  disconnect(): Promise<void>;
+  /** finish() then disconnect(). */
   close(): Promise<void>;
 }
 
@@ -53,6 +61,7 @@ export async function startWorkers(deps: Pick<Deps, 'config' | 'log'> & { readon
     providers: deps.providers,
     log,
   };
+  const jobs = new RunningJobs();
   const timing = stallSettings(config.jobTimeoutMs);
   const common = {
     prefix: config.redisPrefix,
@@ -62,19 +71,28 @@ export async function startWorkers(deps: Pick<Deps, 'config' | 'log'> & { readon
     ...timing,
   };
   const workers: Record<QueueName, Worker> = {
-    images: new Worker('images', imagesProcessor(ctx), { ...common, connection: connect('farebox-worker-images') }),
-    ocr: new Worker('ocr', ocrProcessor(ctx), { ...common, connection: connect('farebox-worker-ocr') }),
+    images: new Worker('images', jobs.track(imagesProcessor(ctx)), { ...common, connection: connect('farebox-worker-images') }),
+    ocr: new Worker('ocr', jobs.track(ocrProcessor(ctx)), { ...common, connection: connect('farebox-worker-ocr') }),
   };
   for (const [name, worker] of Object.entries(workers)) {
     worker.on('error', (err) => log.warn({ err, queue: name }, 'worker error'));
     worker.on('stalled', (jobId) => log.warn({ queue: name, job_id: jobId }, 'stalled job moved back to wait'));
   }
   await Promise.all(Object.values(workers).map((w) => w.waitUntilReady()));
+  const finish = async (): Promise<void> => {
+    await Promise.all(Object.values(workers).map((w) => w.close()));
+  };
+  const disconnect = async (): Promise<void> => {
+    await Promise.all(connections.map((c) => closeConnection(c)));
+  };
   return {
     names: Object.keys(workers),
+    jobs,
+    finish,
+    disconnect,
     async close() {
-      await Promise.all(Object.values(workers).map((w) => w.close()));
-      await Promise.all(connections.map((c) => closeConnection(c)));
+      await finish();
+      await disconnect();
     },
   };
 }

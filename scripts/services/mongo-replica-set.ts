@@ -4,6 +4,9 @@ import { waitUntil } from './wait-until.js';
 /** Name of the single-node replica set every local and container mongod runs. */
 export const REPLICA_SET = 'rs0';
 
+/** Consecutive writable-primary answers (200 ms apart) required before the node is used. */
+const STABLE_CHECKS = 3;
+
 /** Options for {@link ensureReplicaSetPrimary}. */
 export interface EnsurePrimaryOptions {
   /** URI reaching the node directly (`directConnection=true`). */
@@ -26,8 +29,17 @@ export async function ensureReplicaSetPrimary(options: EnsurePrimaryOptions): Pr
   try {
     const admin = client.db('admin');
     await initiateOrRehost(admin, options.memberHost);
-    await waitUntil(async () => (await admin.command({ hello: 1 })).isWritablePrimary === true, {
+    // A node can report primary for a moment during a (forced) reconfig and then step back to
+    // electing; only a primary seen on consecutive checks is handed out.
+    let streak = 0;
+    await waitUntil(async () => {
+      const before = streak;
+      streak = 0; // an error below (connection dropped by a state change) also breaks the streak
+      if ((await admin.command({ hello: 1 })).isWritablePrimary === true) streak = before + 1;
+      return streak >= STABLE_CHECKS;
+    }, {
       what: 'mongod to become a writable primary',
+      intervalMs: 200,
       timeoutMs: Math.max(1_000, deadline - Date.now()),
       abortReason: options.abortReason,
     });

@@ -42,8 +42,15 @@ export function spawnService(options: SpawnServiceOptions): ServiceProcess {
     cwd: options.cwd,
     env: options.env,
     stdio: ['ignore', fd, fd],
+    // Its own process group: a Ctrl-C in the terminal reaches only the parent, which stops
+    // its dependants (web, worker) before the stores they drain into.
+    detached: true,
   });
   fs.closeSync(fd);
+  // Never outlive the parent, however it exits (exit handlers run synchronously).
+  const onParentExit = (): void => void child.kill('SIGTERM');
+  process.once('exit', onParentExit);
+  child.once('exit', () => process.off('exit', onParentExit));
   const exited = new Promise<void>((resolve) => {
     child.once('error', (error) => {
       reason = `could not run ${options.command}: ${error.message}`;

@@ -1,8 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 
-/** A child Node process running a TypeScript entry point through tsx, logs passed through. */
+/**
+ * A child Node process running a TypeScript entry point through tsx, logs passed through. It
+ * gets its own process group, so a Ctrl-C in the terminal reaches only the supervisor, which
+ * then stops the children in order (an interrupt would make each exit at once, undrained).
+ */
 export function spawnEntry(entry: string, env: NodeJS.ProcessEnv, cwd: string): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', entry], { cwd, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  return spawn(process.execPath, ['--import', 'tsx', entry], { cwd, env, stdio: ['ignore', 'inherit', 'inherit'], detached: true });
 }
 
 /** Runs an entry to completion; rejects on a non-zero exit. */
@@ -10,14 +14,4 @@ export async function runEntry(entry: string, env: NodeJS.ProcessEnv, cwd: strin
   const child = spawnEntry(entry, env, cwd);
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (code !== 0) throw new Error(`${entry} exited with ${code}`);
-}
-
-/** Sends SIGTERM and waits for the exit (SIGKILL after the grace period). */
-export async function stopChild(child: ChildProcess, graceMs = 30_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  await exited;
-  clearTimeout(timer);
 }

@@ -1,6 +1,6 @@
 import { AccountService } from '../../src/accounts/account-service.js';
 import { collections } from '../../src/db/collections.js';
-import { connectMongo } from '../../src/db/mongo.js';
+import { connectWritable } from '../../src/db/writable-primary.js';
 import { KeyService } from '../../src/keys/key-service.js';
 
 /** What the demo seed made: ids and the raw key, which exists nowhere else. */
@@ -17,7 +17,7 @@ const DEMO_CREDIT_NANO = 5_000_000_000n;
  * inference key. Runs only on the first start of a fresh data folder.
  */
 export async function seedDemo(mongoUri: string, dbName: string): Promise<DemoSeed> {
-  const mongo = await connectMongo(mongoUri, dbName);
+  const mongo = await connectWritable(mongoUri, dbName);
   try {
     const c = collections(mongo.db);
     const accounts = new AccountService(mongo.client, c);

@@ -3,8 +3,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { devDataDir, fareboxHome, repoRoot } from '../services/farebox-paths.js';
 import { resolveServices } from '../services/resolve-services.js';
-import { runEntry, spawnEntry, stopChild } from './child-process.js';
+import { runEntry, spawnEntry } from './child-process.js';
 import { seedDemo } from './demo-seed.js';
+import { Supervisor } from './supervisor.js';
 
 const log = (message: string) => console.log(`[farebox] ${message}`);
 
@@ -44,19 +45,43 @@ async function main(): Promise<void> {
   }
   if (generated) log(`ADMIN_TOKEN=${token} (kept in .farebox/admin-token)`);
 
-  const children = [spawnEntry('src/server.ts', env, root), spawnEntry('workers/main.ts', env, root)];
-  log(`gateway on http://localhost:${env.PORT || 8080}/v1 (Ctrl-C stops everything)`);
+  // Web first: it stops taking requests before the worker and the stores behind it go away.
+  const supervisor = new Supervisor(
+    [
+      { name: 'web', spawn: () => spawnEntry('src/server.ts', env, root) },
+      { name: 'worker', spawn: () => spawnEntry('workers/main.ts', env, root) },
+    ],
+    { log, onGiveUp: () => void stop(1) },
+  );
   let stopping = false;
-  const stop = async () => {
+  const stop = async (code: number): Promise<void> => {
     if (stopping) return;
     stopping = true;
-    await Promise.all(children.map((c) => stopChild(c)));
+    log('stopping web, then worker, then local services');
+    await supervisor.stop();
     await services.stop();
-    process.exit(0);
+    process.exit(code);
   };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
-  for (const child of children) child.once('exit', (code) => { if (!stopping) { log(`a process exited (${code}); stopping`); void stop(); } });
+  // A second Ctrl-C means "now": children are killed, the services' exit hooks stop them.
+  // (One keypress can arrive twice, from the terminal and relayed by tsx: hence the second.)
+  let firstSignalAt = 0;
+  const onSignal = (): void => {
+    if (!stopping) {
+      firstSignalAt = Date.now();
+      return void stop(0);
+    }
+    if (Date.now() - firstSignalAt < 1_000) return;
+    supervisor.killAll();
+    process.exit(1);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('uncaughtException', (err) => {
+    console.error(`[farebox] supervisor error: ${err.message}`);
+    void stop(1);
+  });
+  supervisor.start();
+  log(`gateway on http://localhost:${env.PORT || 8080}/v1 (Ctrl-C stops everything)`);
 }
 
 main().catch(async (err: unknown) => {

@@ -30,6 +30,8 @@ export class LedgerWriter {
   private queue: Pending[] = [];
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> = Promise.resolve();
+  private committing = 0;
+  private failures = 0;
   private readonly maxBatch: number;
   private readonly maxDelayMs: number;
 
@@ -50,6 +52,16 @@ export class LedgerWriter {
       if (this.queue.length >= this.maxBatch) this.flushSoon(0);
       else this.flushSoon(this.maxDelayMs);
     });
+  }
+
+  /** Charges accepted but not yet durable (queued or in a batch being committed). */
+  get pending(): number {
+    return this.queue.length + this.committing;
+  }
+
+  /** Charges whose commit failed since this writer started (their callers got the error). */
+  get failedCharges(): number {
+    return this.failures;
   }
 
   /** Commits everything queued and waits for it (used at shutdown). */
@@ -73,7 +85,12 @@ export class LedgerWriter {
   private runNext(): Promise<void> {
     this.inFlight = this.inFlight.then(async () => {
       const batch = this.queue.splice(0, this.maxBatch);
-      if (batch.length > 0) await this.commit(batch);
+      this.committing = batch.length;
+      try {
+        if (batch.length > 0) await this.commit(batch);
+      } finally {
+        this.committing = 0;
+      }
       if (this.queue.length > 0) this.flushSoon(this.maxDelayMs);
     });
     return this.inFlight;
@@ -96,6 +113,7 @@ export class LedgerWriter {
       }
     } catch (err) {
       this.log.error({ err, size: batch.length }, 'ledger batch failed');
+      this.failures += batch.length;
       for (const p of batch) p.reject(err);
     } finally {
       await session.endSession();

@@ -1,0 +1,65 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { connectMongo } from '../../../src/db/mongo.js';
+import { prepareDatabase } from '../../../src/db/prepare-database.js';
+import { TEST_ADMIN_TOKEN } from '../../helpers/test-gateway.js';
+import { uniqueName } from '../../setup/test-context.js';
+import { startEntry, webReady, workerReady } from './entry-process.js';
+import { faultRedis, restartableMongo } from './fault-stores.js';
+import { until } from './in-flight.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const CATALOG = fileURLToPath(new URL('../../../src/catalog/seed-models.json', import.meta.url));
+
+/** Starts the release step; `done` resolves with its exit code. */
+function runRelease(env: Record<string, string>): { done: Promise<number | null>; output: () => string } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/release.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const done = (once(child, 'exit') as Promise<[number | null]>).then(([code]) => code);
+  return { done, output: () => output };
+}
+
+describe('startup while MongoDB has no writable primary yet', () => {
+  it('web, worker and release wait for the primary to be elected instead of crashing', async () => {
+    const [redis, mongo] = await Promise.all([faultRedis(), restartableMongo()]);
+    const name = uniqueName('startup');
+    const env = {
+      NODE_ENV: 'test', LOG_LEVEL: 'info', REDIS_URL: redis.url, MONGODB_URI: mongo.url,
+      MONGODB_DB: name, REDIS_PREFIX: name, ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    };
+    try {
+      const m = await connectMongo(mongo.url, name);
+      await prepareDatabase(m.db, CATALOG).finally(() => m.close());
+      await mongo.stop();
+      // Started while mongod is down; it comes back (and elects itself) only afterwards.
+      const waiting = 'waiting for a writable MongoDB primary';
+      const release = runRelease(env);
+      let webOutput = (): string => '';
+      let workerOutput = (): string => '';
+      // The ready checks double as taps on the output while the processes are still starting.
+      const web = startEntry('src/server.ts', env, async (p) => ((webOutput = p.output), webReady(p)));
+      const worker = startEntry('workers/main.ts', env, async (p) => ((workerOutput = p.output), workerReady(p)));
+      await until('all three to be waiting for a primary', () => [release.output(), webOutput(), workerOutput()].every((o) => o.includes(waiting)), 90_000);
+      await mongo.start();
+      const [code, w, k] = await Promise.all([release.done, web, worker]);
+      try {
+        expect(code, release.output()).toBe(0);
+        expect(release.output()).toContain('release done');
+        expect(w.output()).toContain('"msg":"web listening"');
+        expect(k.output()).toContain('"msg":"worker started"');
+      } finally {
+        await Promise.all([w.kill(), k.kill()]);
+      }
+    } finally {
+      await Promise.all([redis.dispose(), mongo.dispose()]);
+    }
+  }, 300_000);
+});
