@@ -8,7 +8,7 @@ import { adminClient } from '../../helpers/admin-client.js';
 import { TEST_ADMIN_TOKEN } from '../../helpers/test-gateway.js';
 import { uniqueName } from '../../setup/test-context.js';
 import { startEntry, webReady, workerReady, type EntryProcess } from './entry-process.js';
-import { faultMongo, faultRedis, restartableMongo, type FaultRedis } from './fault-stores.js';
+import { faultMongo, faultRedis, restartableMongo, type FaultRedis, type RestartableMongo } from './fault-stores.js';
 import { startStallingUpstream, type StallingUpstream } from './stalling-upstream.js';
 
 const CATALOG = fileURLToPath(new URL('../../../src/catalog/seed-models.json', import.meta.url));
@@ -60,7 +60,7 @@ export async function startSigtermStack(options: { restartableMongo?: boolean } 
   const dir = await mkdtemp(path.join(tmpdir(), 'fbx-sigterm-'));
   const upstream = await startStallingUpstream();
   const [redis, mongo] = await Promise.all([faultRedis(), options.restartableMongo ? restartableMongo() : faultMongo()]);
-  const stopMongo = 'dispose' in mongo ? mongo.dispose : mongo.stop;
+  const stopMongo = (): Promise<void> => ('dispose' in mongo ? (mongo as RestartableMongo).dispose() : mongo.stop());
   const name = uniqueName('sigterm');
   const m = await connectMongo(mongo.url, name);
   await prepareDatabase(m.db, CATALOG).finally(() => m.close());
