@@ -7,9 +7,10 @@ import { ADMIT, LIVE } from './admission-scripts.js';
 import { RedisAdmissionTicket, type TicketContext } from './admission-ticket.js';
 import type { Admission, AdmissionRequest, AdmissionTicket, RateInfo } from './admission-types.js';
 import { FreeTierCache } from './free-tier-cache.js';
-import { LeaseRefresher } from './lease-refresher.js';
+import { LeaseRefresher, MAX_LEASE_AGE_MS } from './lease-refresher.js';
 import { MirrorLoader, type MirrorName } from './mirrors.js';
 import { RATE_WINDOW_MS, RateChecker } from './rate-check.js';
+import { RedisEpoch } from './redis-epoch.js';
 
 /** What admission needs from the composition root (`bus` and `catalog` are optional). */
 export type AdmissionDeps = Pick<Deps, 'redis' | 'c' | 'ledger' | 'config' | 'clock' | 'log'> & Partial<Pick<Deps, 'bus' | 'catalog'>>;
@@ -39,6 +40,7 @@ export class RedisAdmission implements Admission {
   private readonly mirrors: MirrorLoader;
   private readonly rates: RateChecker;
   private readonly refresher: LeaseRefresher;
+  private readonly epoch: RedisEpoch;
   private readonly ticketContext: TicketContext;
   private readonly holdTtlMs: number;
 
@@ -49,8 +51,11 @@ export class RedisAdmission implements Admission {
     this.rates = new RateChecker(deps.redis, this.keys, deps.config.freeTier, deps.clock);
     this.holdTtlMs = deps.config.holdTtlSeconds * 1000;
     const refreshMs = Math.max(1_000, Math.min(this.holdTtlMs, STREAM_LEASE_MS) / 3);
-    this.refresher = new LeaseRefresher(deps.redis, deps.clock, deps.log, refreshMs);
-    this.ticketContext = { redis: deps.redis, keys: this.keys, ledger: deps.ledger, clock: deps.clock, log: deps.log, refresher: this.refresher };
+    const containerTtlMs = Math.max(this.holdTtlMs, STREAM_LEASE_MS) * 2;
+    const timings = { intervalMs: refreshMs, holdTtlMs: this.holdTtlMs, streamTtlMs: STREAM_LEASE_MS, containerTtlMs };
+    this.refresher = new LeaseRefresher(deps.redis, this.keys, deps.clock, deps.log, timings);
+    this.epoch = new RedisEpoch(deps.redis, this.keys, this.refresher, deps.log);
+    this.ticketContext = { redis: deps.redis, keys: this.keys, ledger: deps.ledger, clock: deps.clock, log: deps.log, refresher: this.refresher, epoch: this.epoch };
     deps.bus?.subscribe((event) => {
       if (event.type !== 'account') return;
       this.tiers.forget(event.accountId);
@@ -60,6 +65,7 @@ export class RedisAdmission implements Admission {
   }
 
   async checkRate(key: KeyDoc): Promise<RateInfo> {
+    await this.epoch.ready();
     return this.rates.check(key, await this.tiers.isFreeTier(key.account_id));
   }
 
@@ -69,6 +75,8 @@ export class RedisAdmission implements Admission {
     const allowed = key.limits.models;
     if (allowed && !allowed.includes(model.id)) throw notInAllowlist(model, allowed);
     if (!model.doc.free_tier && (await this.tiers.isFreeTier(key.account_id))) throw notOnFreeTier(model, this.freeModels(allowed));
+    // Never admit on state that may be stale: Redis may have restarted from an old snapshot.
+    await this.epoch.ready();
     const at = this.deps.clock();
     let resynced = false;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -112,9 +120,20 @@ export class RedisAdmission implements Admission {
     };
   }
 
+  /** Redis key names of admission state, in the current generation (tests and tools). */
+  get keyNames(): AdmissionKeys {
+    return this.keys;
+  }
+
   /** Stops background refreshing (at shutdown). */
   close(): void {
     this.refresher.stop();
+    this.epoch.stop();
+  }
+
+  /** Request ids whose holds and slots are still renewed (tests and diagnostics). */
+  leasedRequests(): string[] {
+    return this.refresher.tracked();
   }
 
   private freeModels(allowed: readonly string[] | undefined): string[] {
@@ -146,20 +165,8 @@ export class RedisAdmission implements Admission {
 
   private issue(request: AdmissionRequest, held: bigint): AdmissionTicket {
     const { key, requestId } = request;
-    const a = key.account_id;
-    const k = this.keys;
-    const containerTtl = Math.max(this.holdTtlMs, STREAM_LEASE_MS) * 2;
-    const members = [];
-    const touch = [];
-    if (held > 0n) {
-      members.push({ zset: k.holds(a), ttlMs: this.holdTtlMs });
-      for (const key of [k.holds(a), k.holdInfo(a), k.heldTotal(a), k.keyHeld(a)]) touch.push({ key, ttlMs: containerTtl });
-    }
-    if (request.stream) {
-      members.push({ zset: k.streams(a, key._id), ttlMs: STREAM_LEASE_MS });
-      touch.push({ key: k.streams(a, key._id), ttlMs: containerTtl });
-    }
-    this.refresher.track({ requestId, members, touch });
+    const deadline = this.deps.clock().getTime() + MAX_LEASE_AGE_MS;
+    this.refresher.track({ requestId, accountId: key.account_id, keyId: key._id, held, stream: request.stream, deadline });
     return new RedisAdmissionTicket(this.ticketContext, requestId, held, key, request.model);
   }
 }
