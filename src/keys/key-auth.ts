@@ -25,6 +25,7 @@ export class KeyAuthenticator {
     private readonly c: Collections,
     private readonly clock: Clock,
     private readonly ttlMs = 1_000,
+    private readonly store: { readonly writable: boolean } = { writable: true },
   ) {}
 
   /** Returns the active key for a raw bearer value, or throws 401 `invalid_api_key`. */
@@ -52,6 +53,8 @@ export class KeyAuthenticator {
     // Under load every entry lapses with hundreds of requests in flight; one query serves them.
     const inFlight = this.pending.get(hash);
     if (inFlight) return inFlight;
+    // MongoDB is known to be down: answer at once rather than after a server selection timeout.
+    if (!this.store.writable) return Promise.reject(new GatewayError('service_unavailable', 'A backing service is unavailable; retry shortly.', { retryAfterSeconds: 1 }));
     const query: Promise<KeyDoc | null> = this.c.keys.findOne({ hash }).then(
       (key) => {
         // Forgotten while the query ran: it may have read the record before the change.

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js';
 import type { KeyDoc } from '../keys/key-types.js';
 import type { KeyLiveUsage } from '../http/routes/account/key-info.js';
+import { chargesUnavailable } from '../ledger/spooling-ledger.js';
 import { AdmissionKeys } from './admission-keys.js';
 import { capReached, insufficientCredits, managementKey, notInAllowlist, notOnFreeTier, tooManyStreams, type CapName } from './admission-errors.js';
 import { ADMIT, LIVE } from './admission-scripts.js';
@@ -74,6 +75,8 @@ export class RedisAdmission implements Admission {
     if (key.role === 'management') throw managementKey();
     const allowed = key.limits.models;
     if (allowed && !allowed.includes(model.id)) throw notInAllowlist(model, allowed);
+    // Paid work needs a charge that can commit: fail fast while MongoDB or the spool says no.
+    if (!model.isFree && !this.deps.ledger.canCharge()) throw chargesUnavailable();
     if (!model.doc.free_tier && (await this.tiers.isFreeTier(key.account_id))) throw notOnFreeTier(model, this.freeModels(allowed));
     // Never admit on state that may be stale: Redis may have restarted from an old snapshot.
     await this.epoch.ready();
