@@ -16,7 +16,7 @@ export async function connectMongo(uri: string, dbName: string): Promise<Mongo> 
     useBigInt64: true,
     // Fail fast while MongoDB is down: callers answer 503 (or spool charges) within about a
     // second instead of stalling; heartbeats notice a lost primary (and its return) quickly.
-    serverSelectionTimeoutMS: 1_500,
+    serverSelectionTimeoutMS: 1_000,
     connectTimeoutMS: 2_000,
     heartbeatFrequencyMS: 500,
     maxPoolSize: 50,

@@ -1,0 +1,114 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JsonResponse } from '../../helpers/admin-client.js';
+import { spawnWeb, type WebProcess } from '../../helpers/spawn-web.js';
+import { startTestGateway, testEnv, type TestGateway } from '../../helpers/test-gateway.js';
+import { chat, fundedKey, streamChat, type StreamResult } from '../chat/chat-client.js';
+import { expectExactMoney, type Reported } from './money-invariants.js';
+import { privateMongod, type PrivateMongod } from './private-mongod.js';
+
+let mongod: PrivateMongod;
+let spoolDir: string;
+let gw: TestGateway;
+let web: WebProcess;
+
+beforeAll(async () => {
+  mongod = await privateMongod();
+  spoolDir = await mkdtemp(path.join(tmpdir(), 'fbx-spool-'));
+  const env = testEnv({ LOG_LEVEL: 'error', MONGODB_URI: mongod.url, CHARGE_SPOOL_DIR: spoolDir });
+  // The in-process gateway prepares the database and reads the ledger; the real `web` process
+  // serves the requests that run through the outage.
+  gw = await startTestGateway({ env });
+  web = await spawnWeb(env);
+}, 180_000);
+afterAll(async () => {
+  await web?.stop();
+  await gw?.close();
+  await mongod?.stop();
+  if (spoolDir) await rm(spoolDir, { recursive: true, force: true });
+}, 60_000);
+
+const nano = (usd: number): bigint => BigInt(Math.round(usd * 1e9));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const ask = (raw: string, content: string) => chat(web.url, raw, { model: 'local/echo', max_tokens: 64, messages: [{ role: 'user', content }] });
+
+function reportedStream(r: StreamResult): Reported {
+  return { requestId: r.headers.get('x-service-request-id') ?? '', cost: nano(r.events.at(-1)?.usage?.cost as number) };
+}
+
+function reportedChat(r: JsonResponse): Reported {
+  return { requestId: r.headers.get('x-service-request-id') ?? '', cost: nano(r.body.usage.cost as number) };
+}
+
+/** Polls until `probe` answers 200 (or gives up after `tries`); returns the answers seen. */
+async function until200(probe: () => Promise<JsonResponse>, tries: number): Promise<JsonResponse[]> {
+  const seen: JsonResponse[] = [];
+  for (let i = 0; i < tries; i++) {
+    const res = await probe();
+    seen.push(res);
+    if (res.status === 200) break;
+    await sleep(250);
+  }
+  return seen;
+}
+
+describe('kill -9 of MongoDB during streams and non-streamed requests', () => {
+  it('delivers and bills every started request once, refuses new paid work with 503, and recovers', async () => {
+    const key = await fundedKey(gw.url, 5, { limits: { rpm: 10_000 } });
+    expect((await ask(key.raw, 'warm up')).status).toBe(200);
+    const streams = Array.from({ length: 6 }, (_, i) =>
+      streamChat(web.url, key.raw, { model: 'local/echo', max_tokens: 200, messages: [{ role: 'user', content: `stream ${i} [[local:chunks=16]] [[local:slow=200]]` }] }),
+    );
+    const plain = Array.from({ length: 4 }, (_, i) => ask(key.raw, `plain ${i} [[local:chunks=10]] [[local:slow=300]]`));
+    await sleep(700);
+    const killedAt = Date.now();
+    await mongod.kill();
+
+    // New paid work is refused with 503 + Retry-After once the outage is seen (within a few
+    // probes; each probe's own latency is reported, not asserted: timing belongs in the bench).
+    const refusals = await until200(async () => {
+      const started = Date.now();
+      const res = await ask(key.raw, 'new during outage');
+      return Object.assign(res, { tookMs: Date.now() - started });
+    }, 8);
+    const refused = refusals.filter((r) => r.status === 503);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const r of refused) {
+      expect(r.body.error.code).toBe('service_unavailable');
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+
+    const delivered = await Promise.all(streams);
+    const answered = await Promise.all(plain);
+    for (const s of delivered) {
+      expect(s.status).toBe(200);
+      expect(s.done).toBe(true);
+      expect(s.events.at(-1)?.usage?.cost, s.text.slice(-300)).toBeGreaterThan(0);
+    }
+    for (const r of answered) expect(r.status, JSON.stringify(r.body)).toBe(200);
+
+    const restartAt = Date.now();
+    await mongod.start();
+    const after = await until200(() => ask(key.raw, 'after recovery'), 120);
+    expect(after.at(-1)?.status).toBe(200);
+    const recoveredMs = Date.now() - restartAt;
+
+    const reported = [...delivered.map(reportedStream), ...answered.map(reportedChat), ...refusals.filter((r) => r.status === 200).map(reportedChat), reportedChat(after.at(-1)!)];
+    // Spooled charges commit once MongoDB is back: wait for all of them.
+    for (let i = 0; i < 100; i++) {
+      const n = await gw.deps.c.ledger.countDocuments({ account_id: key.accountId, kind: 'charge' });
+      if (n >= reported.length + 1) break;
+      await sleep(200);
+    }
+    // +1: the warm-up request.
+    const figures = await expectExactMoney(gw.deps, key.accountId, reported, { unreported: 1 });
+    expect(figures.charges.size).toBe(reported.length + 1);
+    const latencies = refused.map((r) => (r as JsonResponse & { tookMs?: number }).tookMs);
+    console.info(
+      `[fault] mongod kill -9: ${delivered.length} streams + ${answered.length} requests in flight all billed once (charges lost 0), ` +
+        `503 latencies ${latencies.join('/')} ms, outage ${restartAt - killedAt} ms, recovery after restart ${recoveredMs} ms`,
+    );
+  }, 240_000);
+});
