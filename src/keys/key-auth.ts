@@ -49,7 +49,9 @@ export class KeyAuthenticator {
   private lookup(hash: string): Promise<KeyDoc | null> {
     const now = Date.now();
     const hit = this.cache.get(hash);
-    if (hit && hit.expires > now) return Promise.resolve(hit.key);
+    // While MongoDB is down no key can be changed, so the last record read stays the truth
+    // (invalidations still drop it): known keys keep working for free and admitted work.
+    if (hit && (hit.expires > now || !this.store.writable)) return Promise.resolve(hit.key);
     // Under load every entry lapses with hundreds of requests in flight; one query serves them.
     const inFlight = this.pending.get(hash);
     if (inFlight) return inFlight;
