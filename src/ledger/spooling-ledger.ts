@@ -68,6 +68,11 @@ export class SpoolingLedger {
     return this.health.writable && this.spool.size() === 0 && !this.beacon?.pendingElsewhere;
   }
 
+  /** Whether MongoDB takes writes right now (as the driver's monitoring sees it). */
+  get writable(): boolean {
+    return this.health.writable;
+  }
+
   /** Charges in this process's spool. */
   pending(): number {
     return this.spool.size();

@@ -47,7 +47,7 @@ export class RedisAdmission implements Admission {
 
   constructor(private readonly deps: AdmissionDeps) {
     this.keys = new AdmissionKeys(deps.config.redisPrefix);
-    this.tiers = new FreeTierCache(deps.c);
+    this.tiers = new FreeTierCache(deps.c, undefined, deps.ledger);
     this.mirrors = new MirrorLoader(deps.redis, deps.c, this.keys);
     this.rates = new RateChecker(deps.redis, this.keys, deps.config.freeTier, deps.clock);
     this.holdTtlMs = deps.config.holdTtlSeconds * 1000;
