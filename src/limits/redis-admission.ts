@@ -107,6 +107,7 @@ export class RedisAdmission implements Admission {
 
   /** In-flight holds and recent requests of a key, for `GET /v1/key`. */
   async liveUsage(key: KeyDoc): Promise<KeyLiveUsage> {
+    await this.epoch.ready();
     const k = this.keys;
     const reply = await LIVE.run(
       this.deps.redis,
