@@ -4,8 +4,10 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonResponse } from '../../helpers/admin-client.js';
+import { spawnWeb, type WebProcess } from '../../helpers/spawn-web.js';
 import { startTestGateway, testEnv, type TestGateway } from '../../helpers/test-gateway.js';
 import { admissionTestRouter } from '../limits/admission-test-router.js';
+import { chat, streamChat } from '../chat/chat-client.js';
 import { accountWithKey, charge, usd } from '../limits/limits-fixtures.js';
 import { privateRedis, type PrivateRedis } from '../limits/private-redis.js';
 import { expectExactMoney, reportedByTestRoute } from './money-invariants.js';
@@ -15,6 +17,7 @@ let rdbDir: string;
 let redis: PrivateRedis;
 let a: TestGateway;
 let b: TestGateway;
+let web: WebProcess;
 
 beforeAll(async () => {
   rdbDir = await mkdtemp(path.join(tmpdir(), 'fbx-rdb-'));
@@ -24,8 +27,10 @@ beforeAll(async () => {
   const extensions = (deps: TestGateway['deps']) => ({ routers: [admissionTestRouter(deps)] });
   a = await startTestGateway({ env, extensions });
   b = await startTestGateway({ env, extensions });
-}, 60_000);
+  web = await spawnWeb(env);
+}, 90_000);
 afterAll(async () => {
+  await web?.stop();
   await b?.close();
   await a?.close();
   await redis?.stop();
@@ -92,5 +97,33 @@ describe.each([
     await expectExactMoney(a.deps, poor.accountId, reportedByTestRoute(answers.poor));
     await expectExactMoney(a.deps, capped.accountId, reportedByTestRoute(answers.capped), { capNano: usd(0.01) });
     console.info(`[fault] redis kill -9 ${snapshot ? 'with' : 'without'} snapshot: balance admitted ${admittedPoor}/10, cap admitted ${admittedCapped}/10, recovery ${recoveryMs} ms`);
+  }, 60_000);
+});
+
+describe('kill -9 of Redis during streams served by a real web process', () => {
+  it('bills every delivered stream once and admits again after the restart', async () => {
+    const { accountId, raw } = await accountWithKey(a.url, 1, { limits: { rpm: 10_000 } });
+    const body = (i: number) => ({ model: 'local/echo', max_tokens: 100, messages: [{ role: 'user', content: `stream ${i} [[local:chunks=10]] [[local:slow=150]]` }] });
+    const streams = Array.from({ length: 4 }, (_, i) => streamChat(web.url, raw, body(i)));
+    await new Promise((r) => setTimeout(r, 400));
+    await save();
+    await redis.stop();
+    await redis.start();
+    const delivered = await Promise.all(streams);
+    let after = await chat(web.url, raw, body(9));
+    for (let i = 0; i < 100 && after.status !== 200; i++) {
+      expect(after.status).toBe(503);
+      await new Promise((r) => setTimeout(r, 100));
+      after = await chat(web.url, raw, body(9));
+    }
+    expect(after.status).toBe(200);
+    const reported = delivered.map((s) => {
+      expect(s.status).toBe(200);
+      expect(s.done).toBe(true);
+      return { requestId: s.headers.get('x-service-request-id') ?? '', cost: BigInt(Math.round((s.events.at(-1)?.usage?.cost as number) * 1e9)) };
+    });
+    reported.push({ requestId: after.headers.get('x-service-request-id') ?? '', cost: BigInt(Math.round((after.body.usage.cost as number) * 1e9)) });
+    for (const r of reported) expect(r.cost).toBeGreaterThan(0n);
+    await expectExactMoney(a.deps, accountId, reported);
   }, 60_000);
 });
