@@ -58,7 +58,7 @@ function alive(pid: number): boolean {
  * and fsync'd before it resolves, so a spooled charge survives a crash of the process (and
  * of the machine, as far as its disk keeps fsync'd data). Appends go to the open segment;
  * the drainer seals segments and deletes each file once all its charges are committed.
- * Segments left by a process that died are adopted by the next process that opens the spool.
+ * Segments left by a process that died are adopted by a live process (at start and now and then).
  */
 export class ChargeSpool {
   private open: { file: string; handle: fs.FileHandle; charges: ChargeRequest[] } | undefined;
@@ -74,6 +74,15 @@ export class ChargeSpool {
   async start(): Promise<void> {
     await fs.mkdir(this.dir, { recursive: true });
     await this.adoptOrphans();
+  }
+
+  /** Adopts segments of processes that died since (called now and then by the drainer). */
+  async adopt(): Promise<void> {
+    try {
+      await this.adoptOrphans();
+    } catch (err) {
+      this.log.warn({ err }, 'looking for spooled charges of stopped processes failed');
+    }
   }
 
   /** Charges spooled and not yet known to be committed. */

@@ -15,6 +15,9 @@ export interface SpoolingOptions {
   readonly tickMs?: number;
 }
 
+/** Ticks between looks for spool files of processes that died. */
+const ADOPT_EVERY_TICKS = 20;
+
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Errors after which the charge may well not be in MongoDB, and retrying it later is safe. */
@@ -34,6 +37,7 @@ function isRetryable(err: unknown): boolean {
 export class SpoolingLedger {
   private readonly timer: NodeJS.Timeout;
   private draining = false;
+  private ticks = 0;
   private readonly commitWaitMs: number;
 
   constructor(
@@ -114,8 +118,12 @@ export class SpoolingLedger {
     if (this.draining) return;
     this.draining = true;
     try {
+      // Now and then, take over charges a crashed process left behind.
+      if (++this.ticks % ADOPT_EVERY_TICKS === 0) await this.spool.adopt();
       if (this.spool.size() > 0 && this.health.writable) await this.drainSpool();
       await this.beacon?.exchange(this.spool.size() > 0, Date.now());
+    } catch (err) {
+      this.log.warn({ err }, 'draining the charge spool failed; will retry');
     } finally {
       this.draining = false;
     }
