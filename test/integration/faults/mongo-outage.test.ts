@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,11 +13,12 @@ let mongod: PrivateMongod;
 let spoolDir: string;
 let gw: TestGateway;
 let web: WebProcess;
+let env: Record<string, string>;
 
 beforeAll(async () => {
   mongod = await privateMongod();
   spoolDir = await mkdtemp(path.join(tmpdir(), 'fbx-spool-'));
-  const env = testEnv({ LOG_LEVEL: 'error', MONGODB_URI: mongod.url, CHARGE_SPOOL_DIR: spoolDir });
+  env = testEnv({ LOG_LEVEL: 'error', MONGODB_URI: mongod.url, CHARGE_SPOOL_DIR: spoolDir });
   // The in-process gateway prepares the database and reads the ledger; the real `web` process
   // serves the requests that run through the outage.
   gw = await startTestGateway({ env });
@@ -121,4 +122,33 @@ describe('kill -9 of MongoDB during streams and non-streamed requests', () => {
         `503 latencies ${latencies.join('/')} ms, outage ${restartAt - killedAt} ms, mongod restart ${startedMs} ms, first paid 200 ${recoveredMs - startedMs} ms after it was up`,
     );
   }, 240_000);
+});
+
+describe('kill -9 of a web process holding spooled charges', () => {
+  it('commits its charges through another process once MongoDB is back', async () => {
+    const key = await fundedKey(gw.url, 5, { limits: { rpm: 10_000 } });
+    const doomed = await spawnWeb(env);
+    try {
+      const streams = Array.from({ length: 3 }, (_, i) =>
+        streamChat(doomed.url, key.raw, { model: 'local/echo', max_tokens: 100, messages: [{ role: 'user', content: `spooled ${i} [[local:chunks=10]] [[local:slow=200]]` }] }),
+      );
+      await sleep(600);
+      await mongod.kill();
+      const delivered = await Promise.all(streams);
+      for (const s of delivered) expect(s.events.at(-1)?.usage?.cost, s.text.slice(-300)).toBeGreaterThan(0);
+      // The charges are only in the dead process's spool now.
+      await doomed.kill();
+      expect((await readdir(path.join(spoolDir, env.MONGODB_DB!))).length).toBeGreaterThan(0);
+      await mongod.start();
+      const reported = delivered.map(reportedStream);
+      for (let i = 0; i < 150; i++) {
+        const n = await gw.deps.c.ledger.countDocuments({ account_id: key.accountId, kind: 'charge' });
+        if (n >= reported.length) break;
+        await sleep(200);
+      }
+      await expectExactMoney(gw.deps, key.accountId, reported);
+    } finally {
+      await doomed.kill();
+    }
+  }, 180_000);
 });
