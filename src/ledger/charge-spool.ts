@@ -121,6 +121,20 @@ export class ChargeSpool {
     if (i >= 0) this.sealed.splice(i, 1);
   }
 
+  /**
+   * Keeps a charge that MongoDB refuses for good (e.g. its account was deleted) in
+   * `set-aside.jsonl`, which is never drained automatically: an operator decides.
+   */
+  async setAside(charge: ChargeRequest): Promise<void> {
+    const handle = await fs.open(path.join(this.dir, 'set-aside.jsonl'), 'a');
+    try {
+      await handle.appendFile(toLine(charge));
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+  }
+
   private async newSegment(): Promise<{ file: string; handle: fs.FileHandle; charges: ChargeRequest[] }> {
     const file = path.join(this.dir, `spool-${process.pid}-${randomBytes(6).toString('hex')}.jsonl`);
     const handle = await fs.open(file, 'a');

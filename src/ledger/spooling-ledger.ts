@@ -43,7 +43,7 @@ export class SpoolingLedger {
   constructor(
     private readonly writer: LedgerWriter,
     private readonly spool: ChargeSpool,
-    private readonly health: MongoHealth,
+    private readonly health: Pick<MongoHealth, 'writable'>,
     private readonly beacon: SpoolBeacon | undefined,
     private readonly log: Logger,
     options: SpoolingOptions = {},
@@ -132,14 +132,32 @@ export class SpoolingLedger {
   private async drainSpool(): Promise<void> {
     for (const segment of await this.spool.seal()) {
       const results = await Promise.allSettled(segment.charges.map((c) => this.writer.charge(c)));
-      const failed = results.filter((r) => r.status === 'rejected');
-      if (failed.length > 0) {
+      const failed = segment.charges.filter((_, i) => results[i]?.status === 'rejected');
+      if (failed.length > 0 && !(await this.commitOneByOne(failed))) {
         this.log.warn({ failed: failed.length }, 'spooled charges not committed yet; will retry');
         return;
       }
       await this.spool.done(segment);
       this.log.info({ charges: segment.charges.length }, 'spooled charges committed');
     }
+  }
+
+  /**
+   * Commits charges one at a time, so one that can never commit (its account is gone) neither
+   * blocks the rest nor keeps paid admission closed forever: it is set aside for an operator.
+   * False when MongoDB trouble stopped the run (the segment is retried later).
+   */
+  private async commitOneByOne(charges: readonly ChargeRequest[]): Promise<boolean> {
+    for (const charge of charges) {
+      try {
+        await this.writer.charge(charge);
+      } catch (err) {
+        if (isRetryable(err) || !this.health.writable) return false;
+        await this.spool.setAside(charge);
+        this.log.error({ err, request_id: charge.requestId }, 'spooled charge cannot be committed; set aside for an operator');
+      }
+    }
+    return true;
   }
 }
 
