@@ -71,9 +71,17 @@ export class LeaseRefresher {
     this.timer.unref();
   }
 
-  /** Starts refreshing a request's entries. */
-  track(lease: Lease): void {
-    if (lease.held > 0n || lease.stream) this.leases.set(lease.requestId, lease);
+  /**
+   * Starts refreshing a request's entries, placed in `generation`. If a new generation started
+   * meanwhile, they are placed again in it at once.
+   */
+  track(lease: Lease, generation = this.keys.generation): void {
+    if (lease.held === 0n && !lease.stream) return;
+    this.leases.set(lease.requestId, lease);
+    if (generation === this.keys.generation) return;
+    this.place([lease], this.clock().getTime()).catch((err: unknown) => {
+      this.log.warn({ err, request_id: lease.requestId }, 're-placing a hold in the new Redis generation failed');
+    });
   }
 
   /** Stops refreshing a request's entries. */
@@ -89,10 +97,14 @@ export class LeaseRefresher {
   /** Re-places every live hold and slot under the current generation. */
   async replaceAll(): Promise<void> {
     const now = this.clock().getTime();
+    await this.place([...this.live(now)], now);
+  }
+
+  private async place(leases: readonly Lease[], now: number): Promise<void> {
     const k = this.keys;
     const t = this.timings;
     await Promise.all(
-      [...this.live(now)].map((l) =>
+      leases.map((l) =>
         PLACE.run(
           this.redis,
           [k.holds(l.accountId), k.holdInfo(l.accountId), k.heldTotal(l.accountId), k.keyHeld(l.accountId), k.streams(l.accountId, l.keyId)],

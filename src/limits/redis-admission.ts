@@ -83,10 +83,12 @@ export class RedisAdmission implements Admission {
     const at = this.deps.clock();
     let resynced = false;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      // The generation the hold is placed in (Redis may be found rewound while the script runs).
+      const generation = this.keys.generation;
       const reply = await this.runAdmit(request, at);
       switch (reply[0]) {
         case 'ok':
-          return this.issue(request, BigInt(reply[1]));
+          return this.issue(request, BigInt(reply[1]), generation);
         case 'missing':
           await this.mirrors.load(reply.slice(1) as MirrorName[], key.account_id, key._id, at);
           break;
@@ -167,10 +169,10 @@ export class RedisAdmission implements Admission {
     return parseReply(reply);
   }
 
-  private issue(request: AdmissionRequest, held: bigint): AdmissionTicket {
+  private issue(request: AdmissionRequest, held: bigint, generation: string): AdmissionTicket {
     const { key, requestId } = request;
     const deadline = this.deps.clock().getTime() + MAX_LEASE_AGE_MS;
-    this.refresher.track({ requestId, accountId: key.account_id, keyId: key._id, held, stream: request.stream, deadline });
+    this.refresher.track({ requestId, accountId: key.account_id, keyId: key._id, held, stream: request.stream, deadline }, generation);
     return new RedisAdmissionTicket(this.ticketContext, requestId, held, key, request.model);
   }
 }
