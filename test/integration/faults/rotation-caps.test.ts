@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../../scripts/admin/admin-commands.js';
 import { adminClient, call, type JsonResponse } from '../../helpers/admin-client.js';
 import type { TestGateway } from '../../helpers/test-gateway.js';
 import { accountWithKey, charge, startLimitsGateway, usd } from '../limits/limits-fixtures.js';
@@ -15,6 +16,13 @@ afterAll(async () => {
 
 const UNIT = usd(0.001);
 
+async function rotate(way: number, keyId: string, mgmtRaw: string): Promise<{ status: number; body: Record<string, any> }> {
+  if (way === 0) return adminClient(gw.url).call('POST', `/keys/${keyId}/rotate`);
+  if (way === 1) return call(gw.url, 'POST', `/v1/keys/${keyId}/rotate`, { token: mgmtRaw });
+  const body = (await COMMANDS['keys:rotate']!.run(gw.deps, { positionals: [keyId], options: {} })) as Record<string, any>;
+  return { status: 200, body };
+}
+
 describe('key rotation against spend caps', () => {
   it('keeps id, spend and cap across repeated rotations: total spend stays within the cap', async () => {
     const { accountId, keyId, raw: first } = await accountWithKey(gw.url, 1, { limits: { rpm: 10_000, spend_cap_usd: { day: 0.01 } } });
@@ -23,11 +31,8 @@ describe('key rotation against spend caps', () => {
     let raw = first;
     for (let round = 0; round < 6; round++) {
       answers.push(...(await Promise.all(Array.from({ length: 4 }, () => charge(gw.url, raw, { estimate: UNIT, cost: UNIT })))));
-      // Alternate the operator API and the account's own management key.
-      const rotated =
-        round % 2 === 0
-          ? await adminClient(gw.url).call('POST', `/keys/${keyId}/rotate`)
-          : await call(gw.url, 'POST', `/v1/keys/${keyId}/rotate`, { token: mgmt.raw });
+      // Take turns: operator API, the account's own management key, and the operator CLI.
+      const rotated = await rotate(round % 3, keyId, mgmt.raw);
       expect(rotated.status).toBe(200);
       expect(rotated.body.data.key_id).toBe(keyId);
       expect(rotated.body.data.limits.spend_cap_usd).toEqual({ day: 0.01 });
