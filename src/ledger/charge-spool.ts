@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ChargeRequest } from './apply-charges.js';
@@ -66,13 +67,24 @@ export class ChargeSpool {
   private chain: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly dir: string,
+    private dir: string,
     private readonly log: Logger,
   ) {}
 
-  /** Creates the folder and adopts segments of processes that are gone. */
+  /**
+   * Creates the folder and adopts segments of processes that are gone. A folder that cannot be
+   * created (read-only image) falls back to the OS temp folder, which still survives a crash of
+   * the process, rather than failing the boot.
+   */
   async start(): Promise<void> {
-    await fs.mkdir(this.dir, { recursive: true });
+    try {
+      await fs.mkdir(this.dir, { recursive: true });
+    } catch (err) {
+      const fallback = path.join(tmpdir(), 'farebox-spool', path.basename(this.dir));
+      this.log.error({ err }, 'charge spool folder not writable; using the OS temp folder (give the spool persistent disk)');
+      await fs.mkdir(fallback, { recursive: true });
+      this.dir = fallback;
+    }
     await this.adoptOrphans();
   }
 
