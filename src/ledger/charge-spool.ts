@@ -23,6 +23,12 @@ interface Line {
 
 const FILE = /^spool-(\d+)-[0-9a-f]+\.jsonl$/;
 
+/**
+ * Spool files written or adopted by this process. A file with this process's pid that is not
+ * here was left by an earlier process with the same pid (a restarted container is pid 1 again).
+ */
+const OWNED = new Set<string>();
+
 function toLine(r: ChargeRequest): string {
   const line: Line = { requestId: r.requestId, accountId: r.accountId, keyId: r.keyId, model: r.model, cost: r.cost.toString(), at: r.at.toISOString() };
   if (r.units) line.units = r.units;
@@ -45,7 +51,6 @@ function parseOrSkip(text: string): ChargeRequest[] {
 }
 
 function alive(pid: number): boolean {
-  if (pid === process.pid) return true;
   try {
     process.kill(pid, 0);
     return true;
@@ -129,6 +134,7 @@ export class ChargeSpool {
   /** Forgets a segment whose charges are all committed. */
   async done(segment: SpoolSegment): Promise<void> {
     await fs.rm(segment.file, { force: true });
+    OWNED.delete(segment.file);
     const i = this.sealed.indexOf(segment);
     if (i >= 0) this.sealed.splice(i, 1);
   }
@@ -148,7 +154,7 @@ export class ChargeSpool {
   }
 
   private async newSegment(): Promise<{ file: string; handle: fs.FileHandle; charges: ChargeRequest[] }> {
-    const file = path.join(this.dir, `spool-${process.pid}-${randomBytes(6).toString('hex')}.jsonl`);
+    const file = this.ownFile();
     const handle = await fs.open(file, 'a');
     // The new file's name must be durable too, or a crash could lose the whole segment.
     const dir = await fs.open(this.dir, 'r');
@@ -157,12 +163,20 @@ export class ChargeSpool {
     return this.open;
   }
 
+  private ownFile(): string {
+    const file = path.join(this.dir, `spool-${process.pid}-${randomBytes(6).toString('hex')}.jsonl`);
+    OWNED.add(file);
+    return file;
+  }
+
   private async adoptOrphans(): Promise<void> {
     for (const name of await fs.readdir(this.dir)) {
       const match = FILE.exec(name);
-      if (!match || alive(Number(match[1]))) continue;
+      if (!match || OWNED.has(path.join(this.dir, name))) continue;
+      const pid = Number(match[1]);
+      if (pid !== process.pid && alive(pid)) continue;
       // Renaming claims the segment: of several processes starting at once, one wins.
-      const file = path.join(this.dir, `spool-${process.pid}-${randomBytes(6).toString('hex')}.jsonl`);
+      const file = this.ownFile();
       try {
         await fs.rename(path.join(this.dir, name), file);
       } catch {

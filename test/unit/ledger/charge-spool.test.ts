@@ -59,4 +59,16 @@ describe('ChargeSpool', () => {
     const adopted = (await second.seal()).flatMap((s) => s.charges);
     expect(adopted.map((c) => [c.requestId, c.cost, c.at.toISOString(), c.units])).toEqual([['req_kept', 7n, '2026-03-10T12:00:00.000Z', { prompt: 3 }]]);
   });
+
+  it('adopts a file of an earlier process with the same pid (a restarted container), not its own', async () => {
+    const dir = await freshDir();
+    const line = `${JSON.stringify({ requestId: 'req_before_restart', accountId: 'acct_1', keyId: 'key_1', model: 'm', cost: '3', at: '2026-03-10T12:00:00.000Z' })}\n`;
+    await writeFile(path.join(dir, `spool-${process.pid}-0123456789ab.jsonl`), line);
+    const spool = new ChargeSpool(dir, log);
+    await spool.start();
+    await spool.append(charge('req_now', 1n));
+    await spool.adopt();
+    const ids = (await spool.seal()).flatMap((s) => s.charges.map((c) => c.requestId));
+    expect(ids.sort()).toEqual(['req_before_restart', 'req_now']);
+  });
 });
