@@ -9,7 +9,12 @@ import type { Mongo } from './db/mongo.js';
 import { connectWritable } from './db/writable-primary.js';
 import { KeyAuthenticator } from './keys/key-auth.js';
 import { KeyService } from './keys/key-service.js';
+import { join } from 'node:path';
+import { MongoHealth } from './db/mongo-health.js';
+import { ChargeSpool } from './ledger/charge-spool.js';
 import { LedgerWriter } from './ledger/ledger-writer.js';
+import { SpoolBeacon } from './ledger/spool-beacon.js';
+import { SpoolingLedger } from './ledger/spooling-ledger.js';
 import { createAdmission, type RedisAdmission } from './limits/redis-admission.js';
 import { Metrics } from './metrics/metrics.js';
 import { buildProviderRegistry } from './providers/provider-factories.js';
@@ -34,7 +39,8 @@ export interface Deps {
   readonly accounts: AccountService;
   readonly keys: KeyService;
   readonly keyAuth: KeyAuthenticator;
-  readonly ledger: LedgerWriter;
+  /** Charges: MongoDB through the group-commit writer, or the durable spool while it is down. */
+  readonly ledger: SpoolingLedger;
   /** Admission control (limits, holds, stream slots) in Redis, shared across processes. */
   readonly admission: RedisAdmission;
   /** Provider adapters by provider id, from the providers file and the configured secrets. */
@@ -64,14 +70,18 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   const bus = createInvalidationBus(redis, config.redis, config.redisPrefix, log);
   const catalogRepository = new CatalogRepository(c.models);
   const catalog = new CatalogCache(catalogRepository, log);
-  const keyAuth = new KeyAuthenticator(c, clock);
+  const health = new MongoHealth(mongo.client);
+  const keyAuth = new KeyAuthenticator(c, clock, undefined, health);
   const announceKey = async (key: { _id: string; hash: string }) => {
     keyAuth.forget(key.hash);
     await bus.publish({ type: 'key', keyId: key._id, hash: key.hash });
   };
   const accounts = new AccountService(mongo.client, c, async (accountId) => bus.publish({ type: 'account', accountId }));
   const keys = new KeyService(c, announceKey);
-  const ledger = new LedgerWriter(mongo.client, c, log);
+  const spool = new ChargeSpool(join(config.chargeSpoolDir, config.mongoDb), log);
+  await spool.start();
+  const beacon = new SpoolBeacon(redis, `${config.redisPrefix}:spool:pending`, log);
+  const ledger = new SpoolingLedger(new LedgerWriter(mongo.client, c, log), spool, health, beacon, log);
 
   bus.subscribe((event) => {
     if (event.type === 'key') keyAuth.forget(event.hash);

@@ -32,6 +32,7 @@ const schema = z
     HOLD_TTL_SECONDS: int(600, 1),
     SHUTDOWN_GRACE_MS: int(25_000, 0),
     DOCUMENT_FETCH_ALLOW_LOOPBACK: flag,
+    CHARGE_SPOOL_DIR: z.string().default('.farebox/spool'),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'development' && !env.ADMIN_TOKEN) {
@@ -64,6 +65,8 @@ export interface Config {
   readonly holdTtlSeconds: number;
   readonly shutdownGraceMs: number;
   readonly documentFetchAllowLoopback: boolean;
+  /** Folder of the local charge spool (charges waiting for MongoDB), one subfolder per database. */
+  readonly chargeSpoolDir: string;
   /** Provider secrets by variable name, as named by the providers file. */
   readonly secrets: Readonly<Record<string, string | undefined>>;
 }
@@ -115,6 +118,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     holdTtlSeconds: e.HOLD_TTL_SECONDS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     documentFetchAllowLoopback: e.DOCUMENT_FETCH_ALLOW_LOOPBACK,
+    chargeSpoolDir: resolvePath(e.CHARGE_SPOOL_DIR),
     secrets: Object.freeze({ ...present }),
   };
 }

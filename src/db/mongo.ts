@@ -14,7 +14,11 @@ export interface Mongo {
 export async function connectMongo(uri: string, dbName: string): Promise<Mongo> {
   const client = new MongoClient(uri, {
     useBigInt64: true,
-    serverSelectionTimeoutMS: 5_000,
+    // Fail fast while MongoDB is down: callers answer 503 (or spool charges) within about a
+    // second instead of stalling; heartbeats notice a lost primary (and its return) quickly.
+    serverSelectionTimeoutMS: 1_000,
+    connectTimeoutMS: 2_000,
+    heartbeatFrequencyMS: 500,
     maxPoolSize: 50,
     retryWrites: true,
     // Plain polling instead of long-polled `hello` streams: simpler on every server build.

@@ -25,6 +25,7 @@ export class KeyAuthenticator {
     private readonly c: Collections,
     private readonly clock: Clock,
     private readonly ttlMs = 1_000,
+    private readonly store: { readonly writable: boolean } = { writable: true },
   ) {}
 
   /** Returns the active key for a raw bearer value, or throws 401 `invalid_api_key`. */
@@ -48,10 +49,14 @@ export class KeyAuthenticator {
   private lookup(hash: string): Promise<KeyDoc | null> {
     const now = Date.now();
     const hit = this.cache.get(hash);
-    if (hit && hit.expires > now) return Promise.resolve(hit.key);
+    // While MongoDB is down no key can be changed, so the last record read stays the truth
+    // (invalidations still drop it): known keys keep working for free and admitted work.
+    if (hit && (hit.expires > now || !this.store.writable)) return Promise.resolve(hit.key);
     // Under load every entry lapses with hundreds of requests in flight; one query serves them.
     const inFlight = this.pending.get(hash);
     if (inFlight) return inFlight;
+    // MongoDB is known to be down: answer at once rather than after a server selection timeout.
+    if (!this.store.writable) return Promise.reject(new GatewayError('service_unavailable', 'A backing service is unavailable; retry shortly.', { retryAfterSeconds: 1 }));
     const query: Promise<KeyDoc | null> = this.c.keys.findOne({ hash }).then(
       (key) => {
         // Forgotten while the query ran: it may have read the record before the change.

@@ -88,14 +88,22 @@ export class KeyService {
     await this.onChange(current);
   }
 
-  /** A new secret with the same name, role, limits and expiry; the old key is disabled. */
+  /**
+   * Replaces a key's secret and nothing else: the id, spend, limits and history stay, so a
+   * rotation never resets a spend cap. The old secret stops working at once on every process
+   * (its hash is announced for invalidation).
+   */
   async rotate(keyId: string, accountId?: string): Promise<MintedKey> {
     const old = await this.get(keyId, accountId);
     const secret = mintSecret();
-    const doc: KeyDoc = { ...old, _id: newId('key'), hash: secret.hash, label: secret.label, disabled: false, spend: 0n, created_at: new Date() };
-    await this.c.keys.insertOne(doc);
-    const disabled = await this.c.keys.findOneAndUpdate({ _id: old._id }, { $set: { disabled: true } }, { returnDocument: 'after' });
-    if (disabled) await this.onChange(disabled);
-    return { doc, raw: secret.raw };
+    const updated = await this.c.keys.findOneAndUpdate(
+      { _id: old._id },
+      { $set: { hash: secret.hash, label: secret.label } },
+      { returnDocument: 'after' },
+    );
+    if (!updated) throw new GatewayError('not_found', `No key '${keyId}'`, { param: 'key_id' });
+    // The old hash is the one caches hold: announcing it ends the old secret everywhere.
+    await this.onChange(old);
+    return { doc: updated, raw: secret.raw };
   }
 }

@@ -31,7 +31,6 @@ export class LedgerWriter {
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> = Promise.resolve();
   private committing = 0;
-  private failures = 0;
   private readonly maxBatch: number;
   private readonly maxDelayMs: number;
 
@@ -57,11 +56,6 @@ export class LedgerWriter {
   /** Charges accepted but not yet durable (queued or in a batch being committed). */
   get pending(): number {
     return this.queue.length + this.committing;
-  }
-
-  /** Charges whose commit failed since this writer started (their callers got the error). */
-  get failedCharges(): number {
-    return this.failures;
   }
 
   /** Commits everything queued and waits for it (used at shutdown). */
@@ -113,7 +107,6 @@ export class LedgerWriter {
       }
     } catch (err) {
       this.log.error({ err, size: batch.length }, 'ledger batch failed');
-      this.failures += batch.length;
       for (const p of batch) p.reject(err);
     } finally {
       await session.endSession();

@@ -2,13 +2,23 @@ import { dayPeriod, monthPeriod } from '../billing/periods.js';
 
 /**
  * Redis key names of admission state. Everything about one account shares the hash tag
- * `{acct_…}`, so each admission script touches a single cluster slot.
+ * `{acct_…}`, so each admission script touches a single cluster slot. Names carry the Redis
+ * generation (see RedisEpoch): after Redis lost or rewound data a new generation starts, so
+ * stale mirrors and holds from a snapshot are never read again.
  */
 export class AdmissionKeys {
+  /** Current generation; set by RedisEpoch once verified against the server. */
+  generation = '0';
+
   constructor(private readonly prefix: string) {}
 
+  /** The epoch record: HASH gen, run_id (one per deployment, outside any account slot). */
+  epoch(): string {
+    return `${this.prefix}:adm:epoch`;
+  }
+
   private scope(accountId: string): string {
-    return `${this.prefix}:adm:{${accountId}}`;
+    return `${this.prefix}:adm:${this.generation}:{${accountId}}`;
   }
 
   /** Balance mirror of an account, nano-USD. */

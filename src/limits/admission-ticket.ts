@@ -21,6 +21,8 @@ export interface TicketContext {
   readonly clock: Clock;
   readonly log: Logger;
   readonly refresher: LeaseRefresher;
+  /** Verifies the Redis generation, so freeing a hold finds it where it was re-placed. */
+  readonly epoch?: { ready(): Promise<void> };
 }
 
 function definedUnits(units: BilledUnits): Record<string, number> {
@@ -100,6 +102,7 @@ export class RedisAdmissionTicket implements AdmissionTicket {
     const charged = outcome ? outcome.charged.toString() : '-1';
     const cost = outcome ? outcome.cost.toString() : '0';
     try {
+      await this.ctx.epoch?.ready();
       await FINISH.run(
         this.ctx.redis,
         [

@@ -18,13 +18,15 @@ export class FreeTierCache {
   constructor(
     private readonly c: Collections,
     private readonly ttlMs = 5_000,
+    private readonly store: { readonly writable: boolean } = { writable: true },
   ) {}
 
   /** True when the account never topped up. Unknown accounts count as not free tier. */
   isFreeTier(accountId: string): Promise<boolean> {
     const now = Date.now();
     const hit = this.entries.get(accountId);
-    if (hit && hit.expires > now) return Promise.resolve(hit.freeTier);
+    // While MongoDB is down no top-up can land, so the last answer stays the truth.
+    if (hit && (hit.expires > now || !this.store.writable)) return Promise.resolve(hit.freeTier);
     const inFlight = this.pending.get(accountId);
     if (inFlight) return inFlight;
     const read: Promise<boolean> = this.c.accounts.findOne({ _id: accountId }, { projection: { free_tier: 1 } }).then(

@@ -1,20 +1,60 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../billing/periods.js';
 import type { Redis } from '../redis/redis.js';
+import type { AdmissionKeys } from './admission-keys.js';
+import { LuaScript } from './lua-script.js';
 
-/** Redis entries (ZSET members) that stay alive only while their request runs. */
+/** Longest a request may keep its hold and slot alive, whatever happens to it. */
+export const MAX_LEASE_AGE_MS = 15 * 60_000;
+
+/** The hold and stream slot of one running request, kept alive while it runs. */
 export interface Lease {
-  /** ZSET → how long one refresh extends the member, ms. */
-  readonly members: ReadonlyArray<{ readonly zset: string; readonly ttlMs: number }>;
   readonly requestId: string;
-  /** Keys holding the members' bookkeeping, kept from expiring as long as the members. */
-  readonly touch: ReadonlyArray<{ readonly key: string; readonly ttlMs: number }>;
+  readonly accountId: string;
+  readonly keyId: string;
+  /** Amount held, nano-USD (0: no hold). */
+  readonly held: bigint;
+  /** Holds a stream slot. */
+  readonly stream: boolean;
+  /** Wall-clock ms after which the lease is dropped and never renewed again. */
+  readonly deadline: number;
+}
+
+/** How long one refresh extends each kind of entry. */
+export interface LeaseTimings {
+  readonly intervalMs: number;
+  readonly holdTtlMs: number;
+  readonly streamTtlMs: number;
+  /** TTL of the containers (holds ZSET, totals) so they outlive their members. */
+  readonly containerTtlMs: number;
 }
 
 /**
- * Keeps the holds and stream slots of live requests from expiring. A crashed process stops
- * refreshing, so its holds and slots lapse after their TTL (crash safety), while a long
- * stream in a healthy process keeps them. One timer per process, one pipeline per tick.
+ * Places a request's hold and slot again under a new Redis generation (after Redis lost or
+ * rewound data), unless already there. KEYS: holds, holdinfo, held, kheld, streams.
+ * ARGV: requestId, amount, keyId, hold expiry, stream expiry (-1 = no slot), container TTL ms.
+ */
+const PLACE = new LuaScript(`
+local id, amount = ARGV[1], ARGV[2]
+if amount ~= '0' and redis.call('HEXISTS', KEYS[2], id) == 0 then
+  redis.call('ZADD', KEYS[1], ARGV[4], id)
+  redis.call('HSET', KEYS[2], id, amount .. ':' .. ARGV[3])
+  redis.call('INCRBY', KEYS[3], amount)
+  redis.call('HINCRBY', KEYS[4], ARGV[3], amount)
+  for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[6]) end
+end
+if ARGV[5] ~= '-1' then
+  redis.call('ZADD', KEYS[5], ARGV[5], id)
+  redis.call('PEXPIRE', KEYS[5], ARGV[6])
+end
+return 1
+`);
+
+/**
+ * Keeps the holds and stream slots of running requests from expiring. A crashed process stops
+ * refreshing, so its holds and slots lapse after their TTL (crash safety); a finished request
+ * is untracked by its ticket, and a lease past its deadline is dropped even if its request
+ * never settled, so no lease outlives its request by more than one TTL.
  */
 export class LeaseRefresher {
   private readonly leases = new Map<string, Lease>();
@@ -22,17 +62,26 @@ export class LeaseRefresher {
 
   constructor(
     private readonly redis: Redis,
+    private readonly keys: AdmissionKeys,
     private readonly clock: Clock,
     private readonly log: Logger,
-    intervalMs: number,
+    private readonly timings: LeaseTimings,
   ) {
-    this.timer = setInterval(() => void this.refresh(), intervalMs);
+    this.timer = setInterval(() => void this.refresh(), timings.intervalMs);
     this.timer.unref();
   }
 
-  /** Starts refreshing a request's entries. */
-  track(lease: Lease): void {
-    if (lease.members.length > 0) this.leases.set(lease.requestId, lease);
+  /**
+   * Starts refreshing a request's entries, placed in `generation`. If a new generation started
+   * meanwhile, they are placed again in it at once.
+   */
+  track(lease: Lease, generation = this.keys.generation): void {
+    if (lease.held === 0n && !lease.stream) return;
+    this.leases.set(lease.requestId, lease);
+    if (generation === this.keys.generation) return;
+    this.place([lease], this.clock().getTime()).catch((err: unknown) => {
+      this.log.warn({ err, request_id: lease.requestId }, 're-placing a hold in the new Redis generation failed');
+    });
   }
 
   /** Stops refreshing a request's entries. */
@@ -40,19 +89,64 @@ export class LeaseRefresher {
     this.leases.delete(requestId);
   }
 
+  /** Request ids whose leases are being renewed (for tests and diagnostics). */
+  tracked(): string[] {
+    return [...this.leases.keys()];
+  }
+
+  /** Re-places every live hold and slot under the current generation. */
+  async replaceAll(): Promise<void> {
+    const now = this.clock().getTime();
+    await this.place([...this.live(now)], now);
+  }
+
+  private async place(leases: readonly Lease[], now: number): Promise<void> {
+    const k = this.keys;
+    const t = this.timings;
+    await Promise.all(
+      leases.map((l) =>
+        PLACE.run(
+          this.redis,
+          [k.holds(l.accountId), k.holdInfo(l.accountId), k.heldTotal(l.accountId), k.keyHeld(l.accountId), k.streams(l.accountId, l.keyId)],
+          [l.requestId, l.held.toString(), l.keyId, now + t.holdTtlMs, l.stream ? now + t.streamTtlMs : -1, t.containerTtlMs],
+        ),
+      ),
+    );
+  }
+
   /** Stops the timer. */
   stop(): void {
     clearInterval(this.timer);
   }
 
+  /** Leases still within their deadline; the others are dropped for good. */
+  private *live(now: number): Iterable<Lease> {
+    for (const lease of [...this.leases.values()]) {
+      if (lease.deadline > now) {
+        yield lease;
+        continue;
+      }
+      this.leases.delete(lease.requestId);
+      this.log.warn({ request_id: lease.requestId }, 'admission lease reached its maximum age; no longer renewed');
+    }
+  }
+
   private async refresh(): Promise<void> {
     if (this.leases.size === 0) return;
     const now = this.clock().getTime();
+    const k = this.keys;
+    const t = this.timings;
     const pipeline = this.redis.pipeline();
-    for (const lease of this.leases.values()) {
-      // XX: never resurrect an entry that was freed or lost (FLUSHALL); it stays gone.
-      for (const m of lease.members) pipeline.zadd(m.zset, 'XX', now + m.ttlMs, lease.requestId);
-      for (const t of lease.touch) pipeline.pexpire(t.key, t.ttlMs);
+    for (const l of this.live(now)) {
+      // XX: never resurrect an entry that was freed or lost; a new generation re-places them.
+      if (l.held > 0n) {
+        pipeline.zadd(k.holds(l.accountId), 'XX', now + t.holdTtlMs, l.requestId);
+        for (const key of [k.holds(l.accountId), k.holdInfo(l.accountId), k.heldTotal(l.accountId), k.keyHeld(l.accountId)]) pipeline.pexpire(key, t.containerTtlMs);
+      }
+      if (l.stream) {
+        pipeline.zadd(k.streams(l.accountId, l.keyId), 'XX', now + t.streamTtlMs, l.requestId);
+        pipeline.pexpire(k.streams(l.accountId, l.keyId), t.containerTtlMs);
+      }
     }
     try {
       await pipeline.exec();

@@ -2,15 +2,17 @@ import type { CatalogModel } from '../catalog/model-types.js';
 import type { Deps } from '../deps.js';
 import type { KeyDoc } from '../keys/key-types.js';
 import type { KeyLiveUsage } from '../http/routes/account/key-info.js';
+import { chargesUnavailable } from '../ledger/spooling-ledger.js';
 import { AdmissionKeys } from './admission-keys.js';
 import { capReached, insufficientCredits, managementKey, notInAllowlist, notOnFreeTier, tooManyStreams, type CapName } from './admission-errors.js';
 import { ADMIT, LIVE, RESYNC_BALANCE } from './admission-scripts.js';
 import { RedisAdmissionTicket, type TicketContext } from './admission-ticket.js';
 import type { Admission, AdmissionRequest, AdmissionTicket, RateInfo } from './admission-types.js';
 import { FreeTierCache } from './free-tier-cache.js';
-import { LeaseRefresher } from './lease-refresher.js';
+import { LeaseRefresher, MAX_LEASE_AGE_MS } from './lease-refresher.js';
 import { MIRROR_TTL_MS, MirrorLoader, type MirrorName } from './mirrors.js';
 import { RATE_WINDOW_MS, RateChecker } from './rate-check.js';
+import { RedisEpoch } from './redis-epoch.js';
 
 /** What admission needs from the composition root (`bus` and `catalog` are optional). */
 export type AdmissionDeps = Pick<Deps, 'redis' | 'c' | 'ledger' | 'config' | 'clock' | 'log'> & Partial<Pick<Deps, 'bus' | 'catalog'>>;
@@ -40,18 +42,22 @@ export class RedisAdmission implements Admission {
   private readonly mirrors: MirrorLoader;
   private readonly rates: RateChecker;
   private readonly refresher: LeaseRefresher;
+  private readonly epoch: RedisEpoch;
   private readonly ticketContext: TicketContext;
   private readonly holdTtlMs: number;
 
   constructor(private readonly deps: AdmissionDeps) {
     this.keys = new AdmissionKeys(deps.config.redisPrefix);
-    this.tiers = new FreeTierCache(deps.c);
+    this.tiers = new FreeTierCache(deps.c, undefined, deps.ledger);
     this.mirrors = new MirrorLoader(deps.redis, deps.c, this.keys);
     this.rates = new RateChecker(deps.redis, this.keys, deps.config.freeTier, deps.clock);
     this.holdTtlMs = deps.config.holdTtlSeconds * 1000;
     const refreshMs = Math.max(1_000, Math.min(this.holdTtlMs, STREAM_LEASE_MS) / 3);
-    this.refresher = new LeaseRefresher(deps.redis, deps.clock, deps.log, refreshMs);
-    this.ticketContext = { redis: deps.redis, keys: this.keys, ledger: deps.ledger, clock: deps.clock, log: deps.log, refresher: this.refresher };
+    const containerTtlMs = Math.max(this.holdTtlMs, STREAM_LEASE_MS) * 2;
+    const timings = { intervalMs: refreshMs, holdTtlMs: this.holdTtlMs, streamTtlMs: STREAM_LEASE_MS, containerTtlMs };
+    this.refresher = new LeaseRefresher(deps.redis, this.keys, deps.clock, deps.log, timings);
+    this.epoch = new RedisEpoch(deps.redis, this.keys, this.refresher, deps.log);
+    this.ticketContext = { redis: deps.redis, keys: this.keys, ledger: deps.ledger, clock: deps.clock, log: deps.log, refresher: this.refresher, epoch: this.epoch };
     deps.bus?.subscribe((event) => {
       if (event.type !== 'account') return;
       this.tiers.forget(event.accountId);
@@ -61,6 +67,7 @@ export class RedisAdmission implements Admission {
   }
 
   async checkRate(key: KeyDoc): Promise<RateInfo> {
+    await this.epoch.ready();
     return this.rates.check(key, await this.tiers.isFreeTier(key.account_id));
   }
 
@@ -75,14 +82,20 @@ export class RedisAdmission implements Admission {
     const { key, model } = request;
     // Callers authorize first (before provider availability); repeated here so no path skips it.
     await this.authorize(key, model);
+    // Paid work needs a charge that can commit: fail fast while MongoDB or the spool says no.
+    if (!model.isFree && !this.deps.ledger.canCharge()) throw chargesUnavailable();
+    // Never admit on state that may be stale: Redis may have restarted from an old snapshot.
+    await this.epoch.ready();
     const shortfall = (room: string) => ({ room: BigInt(room), estimate: request.estimate, fit: request.fit });
     const at = this.deps.clock();
     let resynced = false;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      // The generation the hold is placed in (Redis may be found rewound while the script runs).
+      const generation = this.keys.generation;
       const reply = await this.runAdmit(request, at);
       switch (reply[0]) {
         case 'ok':
-          return this.issue(request, BigInt(reply[1]));
+          return this.issue(request, BigInt(reply[1]), generation);
         case 'missing':
           await this.mirrors.load(reply.slice(1) as MirrorName[], key.account_id, key._id, at);
           break;
@@ -103,6 +116,7 @@ export class RedisAdmission implements Admission {
 
   /** In-flight holds and recent requests of a key, for `GET /v1/key`. */
   async liveUsage(key: KeyDoc): Promise<KeyLiveUsage> {
+    await this.epoch.ready();
     const k = this.keys;
     const reply = await LIVE.run(
       this.deps.redis,
@@ -119,9 +133,20 @@ export class RedisAdmission implements Admission {
     };
   }
 
+  /** Redis key names of admission state, in the current generation (tests and tools). */
+  get keyNames(): AdmissionKeys {
+    return this.keys;
+  }
+
   /** Stops background refreshing (at shutdown). */
   close(): void {
     this.refresher.stop();
+    this.epoch.stop();
+  }
+
+  /** Request ids whose holds and slots are still renewed (tests and diagnostics). */
+  leasedRequests(): string[] {
+    return this.refresher.tracked();
   }
 
   private freeModels(allowed: readonly string[] | undefined): string[] {
@@ -162,22 +187,10 @@ export class RedisAdmission implements Admission {
     return parseReply(reply);
   }
 
-  private issue(request: AdmissionRequest, held: bigint): AdmissionTicket {
+  private issue(request: AdmissionRequest, held: bigint, generation: string): AdmissionTicket {
     const { key, requestId } = request;
-    const a = key.account_id;
-    const k = this.keys;
-    const containerTtl = Math.max(this.holdTtlMs, STREAM_LEASE_MS) * 2;
-    const members = [];
-    const touch = [];
-    if (held > 0n) {
-      members.push({ zset: k.holds(a), ttlMs: this.holdTtlMs });
-      for (const key of [k.holds(a), k.holdInfo(a), k.heldTotal(a), k.keyHeld(a)]) touch.push({ key, ttlMs: containerTtl });
-    }
-    if (request.stream) {
-      members.push({ zset: k.streams(a, key._id), ttlMs: STREAM_LEASE_MS });
-      touch.push({ key: k.streams(a, key._id), ttlMs: containerTtl });
-    }
-    this.refresher.track({ requestId, members, touch });
+    const deadline = this.deps.clock().getTime() + MAX_LEASE_AGE_MS;
+    this.refresher.track({ requestId, accountId: key.account_id, keyId: key._id, held, stream: request.stream, deadline }, generation);
     return new RedisAdmissionTicket(this.ticketContext, requestId, held, key, request.model);
   }
 }

@@ -4,20 +4,12 @@ import type { ShutdownStep } from './shutdown.js';
 /** Per-step bounds for closing the stores; together well inside the 30 s platforms allow. */
 export const STORE_STEP_MS = { ledger: 5_000, redis: 1_000, mongo: 2_000 } as const;
 
-/** What the ledger may say about a drain that had to spool charges instead of committing them. */
-function spooledCount(outcome: unknown): number {
-  if (typeof outcome !== 'object' || outcome === null || !('spooled' in outcome)) return 0;
-  const spooled = (outcome as { spooled: unknown }).spooled;
-  return typeof spooled === 'number' ? spooled : 0;
-}
-
 /**
  * The stores' part of a shutdown, in dependency order: background work stops, pending charges
  * are committed or spooled (a drain that hangs on an unreachable MongoDB is cut off and the
  * charges it still held are counted), then Redis and MongoDB are closed, each bounded.
  */
 export function storeShutdownSteps(deps: Pick<Deps, 'catalog' | 'admission' | 'ledger' | 'bus' | 'redis' | 'mongo'>): ShutdownStep[] {
-  let failedBefore = deps.ledger.failedCharges;
   return [
     {
       name: 'stop background work',
@@ -31,13 +23,11 @@ export function storeShutdownSteps(deps: Pick<Deps, 'catalog' | 'admission' | 'l
       name: 'drain charges',
       timeoutMs: STORE_STEP_MS.ledger,
       run: async (report) => {
-        failedBefore = deps.ledger.failedCharges;
-        const outcome = await deps.ledger.drain();
-        report.note('charges spooled', spooledCount(outcome));
-        report.note('charges not committed', deps.ledger.failedCharges - failedBefore);
+        const { spooled } = await deps.ledger.drain();
+        report.note('charges spooled', spooled);
       },
-      // Cut off by an unreachable or half-open MongoDB: what it still held is not durable.
-      onCut: (report) => report.note('charges not committed', deps.ledger.pending + deps.ledger.failedCharges - failedBefore),
+      // Cut off by a half-open MongoDB: what it still held is neither committed nor spooled.
+      onCut: (report) => report.note('charges not committed', deps.ledger.committing),
     },
     {
       name: 'close redis',

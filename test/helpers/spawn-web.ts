@@ -12,6 +12,8 @@ export interface WebProcess {
   output: () => string;
   /** Stops the process (SIGTERM, then SIGKILL if it does not exit in time). */
   stop(): Promise<void>;
+  /** `kill -9`: the process dies at once, with whatever it was doing. */
+  kill(): Promise<void>;
 }
 
 /** A TCP port that was free a moment ago. */
@@ -74,5 +76,11 @@ export async function spawnWeb(env: Record<string, string>, timeoutMs = 60_000):
     await stop();
     throw err;
   }
-  return { url, output, stop };
+  const kill = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+  };
+  return { url, output, stop, kill };
 }

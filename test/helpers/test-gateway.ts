@@ -1,6 +1,8 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createApp, type AppExtensions } from '../../src/app.js';
 import type { Clock } from '../../src/billing/periods.js';
@@ -34,6 +36,8 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     REDIS_PREFIX: name,
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     LOG_LEVEL: 'info',
+    // Spool files of throwaway databases belong in the OS temp folder, not the repo's.
+    CHARGE_SPOOL_DIR: join(tmpdir(), 'farebox-test-spool'),
     ...extra,
   };
 }

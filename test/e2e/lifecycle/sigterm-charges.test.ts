@@ -10,13 +10,9 @@ const PLATFORM_KILL_MS = 30_000;
  * The charge spool (DESIGN §5): charges for work delivered while MongoDB is unreachable wait in
  * a durable spool; a web told to stop in that state spools what it holds and says so, and the
  * charges commit once MongoDB is back, each exactly once.
- *
- * Skipped until the durable charge spool lands: without it a charge that cannot reach MongoDB
- * is lost (the exit log then reports "charges not committed"), so this test cannot pass yet.
- * Re-enable (it.skip → it) once LedgerWriter.drain spools.
  */
 describe('no charge is lost when a web stops while MongoDB is gone', () => {
-  it.skip('streams delivered during the outage are charged once MongoDB returns', async () => {
+  it('streams delivered during the outage are charged once MongoDB returns', async () => {
     const stack = await startSigtermStack({ restartableMongo: true });
     try {
       const streams = await Promise.all([0, 1, 2].map(() => openStream(stack.web.url, stack.rawKey, 'stall/finite')));

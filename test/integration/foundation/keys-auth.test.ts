@@ -66,12 +66,13 @@ describe('keys', () => {
     expect401(await call(gw.url, 'GET', '/v1/credits', { token: expired.raw }));
   });
 
-  it('rotates a key: new secret, same limits, old one disabled', async () => {
+  it('rotates a key: new secret, same id and limits, old secret refused', async () => {
     const old = await admin.mintKey(accountId, { limits: { rpm: 7, models: ['local/echo'] } });
     const rotated = await admin.call('POST', `/keys/${old.keyId}/rotate`);
     expect(rotated.status).toBe(200);
     expect(rotated.body.key).not.toBe(old.raw);
     expect(rotated.body.data.limits).toEqual({ rpm: 7, models: ['local/echo'] });
+    expect(rotated.body.data.key_id).toBe(old.keyId);
     expect401(await call(gw.url, 'GET', '/v1/key', { token: old.raw }));
     const info = await call(gw.url, 'GET', '/v1/key', { token: rotated.body.key });
     expect(info.status).toBe(200);

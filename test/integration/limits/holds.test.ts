@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdmissionKeys } from '../../../src/limits/admission-keys.js';
 import { createAdmission } from '../../../src/limits/redis-admission.js';
 import { call } from '../../helpers/admin-client.js';
 import { testEnv, type TestGateway } from '../../helpers/test-gateway.js';
@@ -82,7 +81,7 @@ describe('balance holds', () => {
   it('charges once when settled twice, and release after settle changes nothing', async () => {
     const { accountId, keyId, raw } = await accountWithKey(gw.url, 1);
     const { key, model } = await fixture(raw, keyId);
-    const keys = new AdmissionKeys(gw.config.redisPrefix);
+    const keys = gw.deps.admission.keyNames;
     const ticket = await gw.deps.admission.admit({ requestId: 'req_settle_twice', key, model, estimate: usd(0.5), stream: false });
     expect(ticket.held).toBe(usd(0.5));
     const [a, b] = await Promise.all([ticket.settle(usd(0.2), { prompt: 10 }), ticket.settle(usd(0.2), { prompt: 10 })]);
@@ -100,7 +99,7 @@ describe('balance holds', () => {
   it('frees a released hold without charging, and applies a charge made elsewhere once', async () => {
     const { accountId, keyId, raw } = await accountWithKey(gw.url, 1);
     const { key, model } = await fixture(raw, keyId);
-    const keys = new AdmissionKeys(gw.config.redisPrefix);
+    const keys = gw.deps.admission.keyNames;
     const plain = await gw.deps.admission.admit({ requestId: 'req_released', key, model, estimate: usd(0.9), stream: false });
     const tooBig = await charge(gw.url, raw, { estimate: usd(0.2), cost: 1n });
     expect(tooBig.status).toBe(402);

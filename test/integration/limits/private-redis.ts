@@ -28,15 +28,25 @@ async function waitPong(url: string, timeoutMs: number): Promise<void> {
   throw new Error(`redis-server at ${url} did not answer`);
 }
 
-/** Creates (and starts) a redis-server without persistence on a free port. */
-export async function privateRedis(): Promise<PrivateRedis> {
+/** Options of {@link privateRedis}. */
+export interface PrivateRedisOptions {
+  /**
+   * Folder for an RDB snapshot: a restart loads `dump.rdb` from it, as a server restarting
+   * from its last snapshot does. Snapshots are taken only when the test runs SAVE.
+   */
+  rdbDir?: string;
+}
+
+/** Creates (and starts) a redis-server on a free port, without persistence unless asked. */
+export async function privateRedis(options: PrivateRedisOptions = {}): Promise<PrivateRedis> {
   const port = await freePort();
   const url = `redis://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
   const handle: PrivateRedis = {
     url,
     async start() {
-      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+      const rdb = options.rdbDir ? ['--dir', options.rdbDir, '--dbfilename', 'dump.rdb'] : [];
+      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...rdb], { stdio: 'ignore' });
       await waitPong(url, 10_000);
     },
     async stop() {

@@ -1,6 +1,5 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdmissionKeys } from '../../../src/limits/admission-keys.js';
 import { call } from '../../helpers/admin-client.js';
 import { testEnv, type TestGateway } from '../../helpers/test-gateway.js';
 import { accountWithKey, charge, startLimitsGateway, usd } from './limits-fixtures.js';
@@ -50,7 +49,7 @@ describe('Redis trouble', () => {
     expect(account.balance).toBe(usd(2) - ledgerCharged);
 
     // The rebuilt mirror agrees with MongoDB once the run is over.
-    const keys = new AdmissionKeys(gw.config.redisPrefix);
+    const keys = gw.deps.admission.keyNames;
     await charge(gw.url, raw, { estimate: 1n, cost: 0n });
     expect(await gw.deps.redis.get(keys.balance(accountId))).toBe(account.balance.toString());
     const info = await call(gw.url, 'GET', '/v1/key', { token: raw });

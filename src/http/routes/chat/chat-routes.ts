@@ -45,6 +45,8 @@ export function chatRoutes(deps: ChatRouteDeps): Router<GatewayState> {
       else ctx.body = await completeChat(deps, admitted, client.signal);
     } finally {
       client.dispose();
+      // Whatever ended the request, its hold and slot end with it (a no-op once settled).
+      await admitted.ticket.release();
     }
   });
   return router;

@@ -1,0 +1,59 @@
+import { expect } from 'vitest';
+import type { Deps } from '../../../src/deps.js';
+import type { JsonResponse } from '../../helpers/admin-client.js';
+
+/** What the ledger says about one account. */
+export interface LedgerFigures {
+  credits: bigint;
+  charged: bigint;
+  cost: bigint;
+  absorbed: bigint;
+  /** Charge entries by request id. */
+  charges: Map<string, bigint>;
+}
+
+/** Sums an account's ledger. */
+export async function ledgerFigures(deps: Pick<Deps, 'c'>, accountId: string): Promise<LedgerFigures> {
+  const entries = await deps.c.ledger.find({ account_id: accountId }).toArray();
+  const f: LedgerFigures = { credits: 0n, charged: 0n, cost: 0n, absorbed: 0n, charges: new Map() };
+  for (const e of entries) {
+    f.credits += e.credit;
+    f.charged += e.charged;
+    f.cost += e.cost;
+    f.absorbed += e.absorbed;
+    if (e.kind === 'charge') f.charges.set(e._id, e.cost);
+  }
+  return f;
+}
+
+/** A cost a client was told about: the request id and the `usage.cost`, nano-USD. */
+export interface Reported {
+  requestId: string;
+  cost: bigint;
+}
+
+/** Costs reported by the metered test route (`/test/charge`) in successful answers. */
+export function reportedByTestRoute(responses: readonly JsonResponse[]): Reported[] {
+  return responses.filter((r) => r.status === 200).map((r) => ({ requestId: String(r.body.request_id), cost: BigInt(String(r.body.cost)) }));
+}
+
+/**
+ * The exact money invariants after a fault: balance = credits − charges to the nano; every
+ * cost a client saw is in the ledger with that amount; no charge the clients did not see
+ * (unless `unreported` allows some); and, given a cap, the key's spend stays within it
+ * except what was recorded as absorbed.
+ */
+export async function expectExactMoney(
+  deps: Pick<Deps, 'c'>,
+  accountId: string,
+  reported: readonly Reported[],
+  options: { capNano?: bigint; unreported?: number } = {},
+): Promise<LedgerFigures> {
+  const f = await ledgerFigures(deps, accountId);
+  const account = await deps.c.accounts.findOne({ _id: accountId });
+  expect(account?.balance).toBe(f.credits - f.charged);
+  for (const r of reported) expect(f.charges.get(r.requestId), `charge ${r.requestId}`).toBe(r.cost);
+  expect(f.charges.size - reported.length).toBeLessThanOrEqual(options.unreported ?? 0);
+  if (options.capNano !== undefined) expect(f.cost - f.absorbed).toBeLessThanOrEqual(options.capNano);
+  return f;
+}

@@ -1,0 +1,129 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JsonResponse } from '../../helpers/admin-client.js';
+import { spawnWeb, type WebProcess } from '../../helpers/spawn-web.js';
+import { startTestGateway, testEnv, type TestGateway } from '../../helpers/test-gateway.js';
+import { admissionTestRouter } from '../limits/admission-test-router.js';
+import { chat, streamChat } from '../chat/chat-client.js';
+import { accountWithKey, charge, usd } from '../limits/limits-fixtures.js';
+import { privateRedis, type PrivateRedis } from '../limits/private-redis.js';
+import { expectExactMoney, reportedByTestRoute } from './money-invariants.js';
+
+const UNIT = usd(0.001);
+let rdbDir: string;
+let redis: PrivateRedis;
+let a: TestGateway;
+let b: TestGateway;
+let web: WebProcess;
+
+beforeAll(async () => {
+  rdbDir = await mkdtemp(path.join(tmpdir(), 'fbx-rdb-'));
+  redis = await privateRedis({ rdbDir });
+  // Two gateways share the private Redis and one database, as two web processes do.
+  const env = testEnv({ LOG_LEVEL: 'error', REDIS_URL: redis.url });
+  const extensions = (deps: TestGateway['deps']) => ({ routers: [admissionTestRouter(deps)] });
+  a = await startTestGateway({ env, extensions });
+  b = await startTestGateway({ env, extensions });
+  web = await spawnWeb(env);
+}, 90_000);
+afterAll(async () => {
+  await web?.stop();
+  await b?.close();
+  await a?.close();
+  await redis?.stop();
+  if (rdbDir) await rm(rdbDir, { recursive: true, force: true });
+});
+
+async function save(): Promise<void> {
+  const client = new Redis(redis.url);
+  client.on('error', () => undefined);
+  await client.save();
+  client.disconnect();
+}
+
+/** `n` one-unit requests at once, spread over both gateways. */
+function burst(raw: string, n: number, delayMs = 0): Promise<JsonResponse[]> {
+  return Promise.all(Array.from({ length: n }, (_, i) => charge(i % 2 ? a.url : b.url, raw, { estimate: UNIT, cost: UNIT, delay_ms: delayMs })));
+}
+
+async function untilConnected(): Promise<void> {
+  for (let i = 0; i < 200 && (a.deps.redis.status !== 'ready' || b.deps.redis.status !== 'ready'); i++) await new Promise((r) => setTimeout(r, 50));
+}
+
+/**
+ * An account with 10 units of balance and a key with a 10-unit day cap each spend 5 units
+ * (2 before the snapshot, 3 after), then Redis is killed with 2 requests each in flight and
+ * restarted (from the snapshot if one was taken), and 20 more each arrive at once.
+ */
+async function rewind(snapshot: boolean) {
+  const poor = await accountWithKey(a.url, 0.01, { limits: { rpm: 10_000 } });
+  const capped = await accountWithKey(a.url, 1, { limits: { rpm: 10_000, spend_cap_usd: { day: 0.01 } } });
+  const answers: Record<'poor' | 'capped', JsonResponse[]> = { poor: [], capped: [] };
+  const run = async (n: number, delayMs = 0) => {
+    const [p, c] = await Promise.all([burst(poor.raw, n, delayMs), burst(capped.raw, n, delayMs)]);
+    answers.poor.push(...p);
+    answers.capped.push(...c);
+  };
+  await run(2);
+  if (snapshot) await save();
+  await run(3);
+  const inFlight = run(2, 600);
+  await new Promise((r) => setTimeout(r, 200));
+  const killedAt = Date.now();
+  await redis.stop();
+  await redis.start();
+  await untilConnected();
+  await run(20);
+  const recoveryMs = Date.now() - killedAt;
+  await inFlight;
+  return { poor, capped, answers, recoveryMs };
+}
+
+describe.each([
+  ['after a snapshot (Redis comes back rewound)', true],
+  ['without a snapshot (Redis comes back empty)', false],
+])('kill -9 of Redis under load, %s', (_label, snapshot) => {
+  it('admits exactly what balance and day cap allow and loses no charge', async () => {
+    const { poor, capped, answers, recoveryMs } = await rewind(snapshot);
+    for (const r of [...answers.poor, ...answers.capped]) expect([200, 402, 403, 503], JSON.stringify(r.body)).toContain(r.status);
+    const admittedPoor = answers.poor.filter((r) => r.status === 200).length;
+    const admittedCapped = answers.capped.filter((r) => r.status === 200).length;
+    // 27 asked each; 10 units allowed each, and the run offers more than enough to use them.
+    expect(admittedPoor).toBe(10);
+    expect(admittedCapped).toBe(10);
+    await expectExactMoney(a.deps, poor.accountId, reportedByTestRoute(answers.poor));
+    await expectExactMoney(a.deps, capped.accountId, reportedByTestRoute(answers.capped), { capNano: usd(0.01) });
+    console.info(`[fault] redis kill -9 ${snapshot ? 'with' : 'without'} snapshot: balance admitted ${admittedPoor}/10, cap admitted ${admittedCapped}/10, recovery ${recoveryMs} ms`);
+  }, 60_000);
+});
+
+describe('kill -9 of Redis during streams served by a real web process', () => {
+  it('bills every delivered stream once and admits again after the restart', async () => {
+    const { accountId, raw } = await accountWithKey(a.url, 1, { limits: { rpm: 10_000 } });
+    const body = (i: number) => ({ model: 'local/echo', max_tokens: 100, messages: [{ role: 'user', content: `stream ${i} [[local:chunks=10]] [[local:slow=150]]` }] });
+    const streams = Array.from({ length: 4 }, (_, i) => streamChat(web.url, raw, body(i)));
+    await new Promise((r) => setTimeout(r, 400));
+    await save();
+    await redis.stop();
+    await redis.start();
+    const delivered = await Promise.all(streams);
+    let after = await chat(web.url, raw, body(9));
+    for (let i = 0; i < 100 && after.status !== 200; i++) {
+      expect(after.status).toBe(503);
+      await new Promise((r) => setTimeout(r, 100));
+      after = await chat(web.url, raw, body(9));
+    }
+    expect(after.status).toBe(200);
+    const reported = delivered.map((s) => {
+      expect(s.status).toBe(200);
+      expect(s.done).toBe(true);
+      return { requestId: s.headers.get('x-service-request-id') ?? '', cost: BigInt(Math.round((s.events.at(-1)?.usage?.cost as number) * 1e9)) };
+    });
+    reported.push({ requestId: after.headers.get('x-service-request-id') ?? '', cost: BigInt(Math.round((after.body.usage.cost as number) * 1e9)) });
+    for (const r of reported) expect(r.cost).toBeGreaterThan(0n);
+    await expectExactMoney(a.deps, accountId, reported);
+  }, 60_000);
+});

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestGateway } from '../../helpers/test-gateway.js';
+import { testEnv } from '../../helpers/test-gateway.js';
+import { MAX_LEASE_AGE_MS } from '../../../src/limits/lease-refresher.js';
+import { chat, streamChat } from '../chat/chat-client.js';
+import { accountWithKey, charge, manualClock, startLimitsGateway, usd } from './limits-fixtures.js';
+
+const clock = manualClock('2026-03-10T12:00:00Z');
+let gw: TestGateway;
+
+beforeAll(async () => {
+  // Short holds so the refresher ticks every second.
+  gw = await startLimitsGateway({ env: testEnv({ LOG_LEVEL: 'error', HOLD_TTL_SECONDS: '3' }), clock: clock.clock });
+});
+afterAll(async () => {
+  await gw?.close();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Holds and stream slots the account still has in Redis, and leases still renewed. */
+async function leftovers(accountId: string, keyId: string): Promise<{ holds: number; slots: number; leases: string[] }> {
+  const k = gw.deps.admission.keyNames;
+  return {
+    holds: await gw.deps.redis.zcard(k.holds(accountId)),
+    slots: await gw.deps.redis.zcard(k.streams(accountId, keyId)),
+    leases: gw.deps.admission.leasedRequests(),
+  };
+}
+
+async function settledLeftovers(accountId: string, keyId: string) {
+  let left = await leftovers(accountId, keyId);
+  for (let i = 0; i < 40 && (left.holds + left.slots > 0 || left.leases.length > 0); i++) {
+    await sleep(50);
+    left = await leftovers(accountId, keyId);
+  }
+  return left;
+}
+
+describe('leases end with their request', () => {
+  it('leaves no hold, slot or renewed lease after success, upstream error and client abort', async () => {
+    const { accountId, keyId, raw } = await accountWithKey(gw.url, 1, { limits: { rpm: 10_000 } });
+    const msg = (content: string) => ({ model: 'local/echo', max_tokens: 50, messages: [{ role: 'user', content }] });
+    expect((await charge(gw.url, raw, { estimate: usd(0.01), cost: usd(0.001) })).status).toBe(200);
+    expect((await chat(gw.url, raw, msg('ok'))).status).toBe(200);
+    expect((await chat(gw.url, raw, msg('boom [[local:fail-after=1]] [[local:chunks=3]]'))).status).toBe(502);
+    const failed = await streamChat(gw.url, raw, msg('boom [[local:fail-after=1]] [[local:chunks=3]]'));
+    expect(failed.status).toBe(200);
+    const aborted = await streamChat(gw.url, raw, msg('long [[local:chunks=20]] [[local:slow=100]]'), { abortAfter: 2 });
+    expect(aborted.events.length).toBe(2);
+    expect(await settledLeftovers(accountId, keyId)).toEqual({ holds: 0, slots: 0, leases: [] });
+  });
+
+  it('stops renewing a lease whose request never settled once it reaches its maximum age', async () => {
+    const { accountId, raw } = await accountWithKey(gw.url, 1);
+    const key = await gw.deps.keyAuth.authenticate(raw);
+    const model = gw.deps.catalog.get('local/echo')!;
+    await gw.deps.admission.admit({ requestId: 'req_never_settled', key, model, estimate: usd(0.01), stream: true });
+    expect(gw.deps.admission.leasedRequests()).toContain('req_never_settled');
+    clock.advance(MAX_LEASE_AGE_MS + 1);
+    for (let i = 0; i < 60 && gw.deps.admission.leasedRequests().includes('req_never_settled'); i++) await sleep(100);
+    expect(gw.deps.admission.leasedRequests()).not.toContain('req_never_settled');
+    // Unrenewed, the hold has lapsed: the next admission drops it.
+    expect((await charge(gw.url, raw, { estimate: 1n, cost: 1n })).status).toBe(200);
+    expect(await gw.deps.redis.zcard(gw.deps.admission.keyNames.holds(accountId))).toBe(0);
+  });
+});
