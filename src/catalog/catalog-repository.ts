@@ -13,6 +13,7 @@ function toDoc(id: string, input: ModelInput, now: Date): ModelDoc {
     pricing: input.pricing,
     capabilities: input.capabilities,
     context_length: input.context_length,
+    max_output_tokens: input.max_output_tokens,
     free_tier: input.free_tier,
     created: input.created ?? Math.floor(now.getTime() / 1000),
     owned_by: input.owned_by ?? id.split('/')[0] ?? 'farebox',

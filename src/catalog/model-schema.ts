@@ -22,6 +22,8 @@ export const modelInputSchema = z.strictObject({
   }),
   capabilities: z.array(z.string().regex(/^[A-Z_]{2,40}$/)).max(20).default([]),
   context_length: z.number().int().positive().nullable().default(null),
+  /** Most tokens one answer may have (the hold of a request without `max_tokens`). */
+  max_output_tokens: z.number().int().positive().nullable().default(null),
   free_tier: z.boolean().default(false),
   owned_by: z.string().min(1).max(100).optional(),
   created: z.number().int().nonnegative().optional(),

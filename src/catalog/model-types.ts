@@ -14,6 +14,8 @@ export interface ModelDoc {
   pricing: Partial<Record<PriceKey, string>>;
   capabilities: string[];
   context_length: number | null;
+  /** Most tokens one answer may have; null: bounded by the context length. */
+  max_output_tokens: number | null;
   free_tier: boolean;
   created: number;
   owned_by: string;

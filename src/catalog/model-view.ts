@@ -11,6 +11,7 @@ export interface PublicModel {
   pricing: Record<string, string>;
   capabilities: string[];
   context_length: number | null;
+  max_output_tokens: number | null;
 }
 
 /** Projects a catalog entry onto its public fields. */
@@ -26,5 +27,7 @@ export function toPublicModel(model: CatalogModel): PublicModel {
     pricing: { ...d.pricing } as Record<string, string>,
     capabilities: [...d.capabilities],
     context_length: d.context_length,
+    // Older entries predate the field.
+    max_output_tokens: d.max_output_tokens ?? null,
   };
 }

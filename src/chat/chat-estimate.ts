@@ -8,9 +8,9 @@ import type { ChatMessage, ChatRequestBody } from '../providers/chat/chat-types.
 /** Output limit of a model whose catalog entry has no context length. */
 export const DEFAULT_OUTPUT_LIMIT = 32_768;
 
-/** Most tokens one choice of the model may produce: its context length, else a fixed cap. */
+/** Most tokens one choice of the model may produce: its output limit, else its context, else a fixed cap. */
 export function outputLimit(model: CatalogModel): number {
-  return model.doc.context_length ?? DEFAULT_OUTPUT_LIMIT;
+  return model.doc.max_output_tokens ?? model.doc.context_length ?? DEFAULT_OUTPUT_LIMIT;
 }
 
 /**

@@ -23,6 +23,7 @@ export function pricedModel(model: JobModel): CatalogModel {
     pricing: model.pricing,
     capabilities: [],
     context_length: null,
+    max_output_tokens: null,
     free_tier: false,
     created: 0,
     owned_by: '',

@@ -12,7 +12,7 @@ import type { ChatCapability, ChatRequestBody } from '../../../src/providers/cha
 export function testModel(overrides: Partial<ModelDoc> = {}): CatalogModel {
   const doc: ModelDoc = {
     _id: 'test/chat', name: 'Test', kind: 'chat', provider: 'fake', upstream_model: 'up-model',
-    pricing: { prompt: '0.000001', completion: '0.000002' }, capabilities: [], context_length: 1000,
+    pricing: { prompt: '0.000001', completion: '0.000002' }, capabilities: [], context_length: 1000, max_output_tokens: null,
     free_tier: false, created: 0, owned_by: 'test', retired: false, updated_at: new Date(0), ...overrides,
   };
   return { id: doc._id, doc, prices: { prompt: parsePrice('0.000001'), completion: parsePrice('0.000002') }, isFree: false };

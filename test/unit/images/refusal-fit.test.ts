@@ -6,7 +6,7 @@ import { describeOcrFit, ocrCostOfPages } from '../../../src/ocr/ocr-estimate.js
 
 function priced(kind: ModelDoc['kind'], pricing: Partial<Record<PriceKey, string>>): CatalogModel {
   const doc: ModelDoc = {
-    _id: `test/${kind}`, name: 'Test', kind, provider: 'fake', upstream_model: 'up', pricing, capabilities: [], context_length: null,
+    _id: `test/${kind}`, name: 'Test', kind, provider: 'fake', upstream_model: 'up', pricing, capabilities: [], context_length: null, max_output_tokens: null,
     free_tier: false, created: 0, owned_by: 'test', retired: false, updated_at: new Date(0),
   };
   const prices: Partial<Record<PriceKey, bigint>> = {};

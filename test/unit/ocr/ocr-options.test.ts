@@ -48,7 +48,7 @@ describe("Mistral's OCR options", () => {
   it('holds for the requested pages only', async () => {
     const doc: ModelDoc = {
       _id: 'local/reader', name: 'r', kind: 'ocr', provider: 'local', upstream_model: 'reader', pricing: { page: '0.001' },
-      capabilities: [], context_length: null, free_tier: false, created: 0, owned_by: 'local', retired: false, updated_at: new Date(0),
+      capabilities: [], context_length: null, max_output_tokens: null, free_tier: false, created: 0, owned_by: 'local', retired: false, updated_at: new Date(0),
     };
     const model = toCatalogModel(doc);
     const pdf = await textPdf([['a'], ['b'], ['c']]);

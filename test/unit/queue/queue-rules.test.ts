@@ -10,7 +10,7 @@ import { textPdf } from '../../fixtures/documents/test-pdfs.js';
 
 function model(pricing: ModelDoc['pricing']): ReturnType<typeof toCatalogModel> {
   return toCatalogModel({
-    _id: 'v/m', name: 'm', kind: 'image', provider: 'p', upstream_model: 'u', pricing, capabilities: [], context_length: null,
+    _id: 'v/m', name: 'm', kind: 'image', provider: 'p', upstream_model: 'u', pricing, capabilities: [], context_length: null, max_output_tokens: null,
     free_tier: false, created: 0, owned_by: 'v', retired: false, updated_at: new Date(0),
   });
 }
