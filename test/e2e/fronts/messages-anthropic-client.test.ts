@@ -89,6 +89,22 @@ describe('the Anthropic SDK on POST /v1/messages', () => {
     expect(second.content).toEqual([{ type: 'text', text: 'Tool result: {"temp_c": 21}' }]);
   });
 
+  it('reports a failure after the stream started: usage first, then the error event the SDK throws', async () => {
+    const { data: stream, response } = await client.messages
+      .create({ model: 'local/echo', max_tokens: 200, messages: [{ role: 'user', content: 'break [[local:chunks=5]] [[local:fail-after=2]]' }], stream: true })
+      .withResponse();
+    const events: Anthropic.RawMessageStreamEvent[] = [];
+    const thrown = await (async () => {
+      for await (const event of stream) events.push(event);
+    })().then(() => undefined, (err: unknown) => err);
+    expect(thrown).toBeInstanceOf(APIError);
+    expect(events.filter((e) => e.type === 'content_block_delta')).toHaveLength(2);
+    const delta = events.at(-1);
+    if (delta?.type !== 'message_delta') throw new Error('expected message_delta before the error');
+    const cost = (delta.usage as unknown as CostedUsage).cost;
+    expect(await chargedFor(gw, response.headers.get('x-service-request-id') ?? '')).toBe(nanoOf(cost));
+  });
+
   it('authenticates with Authorization: Bearer too', async () => {
     const bearer = new Anthropic({ authToken: gw.funded.raw, apiKey: null, baseURL: gw.web.url, maxRetries: 0 });
     const message = await bearer.messages.create({ model: 'local/echo', max_tokens: 50, messages: [{ role: 'user', content: 'bearer' }] });

@@ -87,6 +87,19 @@ describe('the openai SDK on POST /v1/responses', () => {
     expect((res.usage as CostedUsage).output_tokens_details.reasoning_tokens).toBeGreaterThanOrEqual(0);
   });
 
+  it('reports a failure after the stream started as response.failed, with usage.cost equal to the ledger', async () => {
+    const { data: stream, response } = await client.responses.create({ model: 'local/echo', input: 'break [[local:chunks=5]] [[local:fail-after=2]]', stream: true }).withResponse();
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const last = events.at(-1);
+    if (last?.type !== 'response.failed') throw new Error(`expected response.failed last, got ${last?.type}`);
+    expect(last.response.status).toBe('failed');
+    expect(last.response.error?.code).toBe('upstream_error');
+    expect(events.filter((e) => e.type === 'response.output_text.delta')).toHaveLength(2);
+    const cost = (last.response.usage as CostedUsage).cost;
+    expect(await chargedFor(gw, response.headers.get('x-service-request-id') ?? '')).toBe(nanoOf(cost));
+  });
+
   it.each([
     ['previous_response_id', { previous_response_id: 'resp_123' }, 'previous_response_id'],
     ['store: true', { store: true }, 'store'],
