@@ -1,3 +1,8 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFakeAnthropic } from '../../fixtures/upstreams/fake-anthropic.js';
+import { startFakeOpenAi, type FakeUpstream } from '../../fixtures/upstreams/fake-openai.js';
 import { adminClient } from '../../helpers/admin-client.js';
 import { spawnWeb, type WebProcess } from '../../helpers/spawn-web.js';
 import { startTestGateway, testEnv, type TestGateway } from '../../helpers/test-gateway.js';
@@ -8,14 +13,37 @@ export interface FrontGateway {
   web: WebProcess;
   funded: { accountId: string; raw: string };
   broke: { accountId: string; raw: string };
+  /** The operator API (accounts, top-ups, keys). */
+  admin: ReturnType<typeof adminClient>;
   close(): Promise<void>;
 }
 
-/** Starts the gateway (release step + operator in process) and a real web process. */
+const OPENAI_KEY = 'sk-fronts-fake-openai-key-000000';
+const ANTHROPIC_KEY = 'sk-ant-fronts-fake-key-000000';
+
+/**
+ * Starts fake OpenAI and Anthropic upstreams (catalog ids `fake/gpt`, `fake/claude`), the
+ * gateway (release step + operator in process) and a real web process.
+ */
 export async function startFrontGateway(): Promise<FrontGateway> {
-  const env = testEnv({ LOG_LEVEL: 'warn' });
+  const openaiFake: FakeUpstream = await startFakeOpenAi({ apiKey: OPENAI_KEY });
+  const anthropicFake: FakeUpstream = await startFakeAnthropic({ apiKey: ANTHROPIC_KEY });
+  const dir = await mkdtemp(join(tmpdir(), 'fbx-e2e-fronts-'));
+  const providersFile = join(dir, 'providers.json');
+  await writeFile(providersFile, JSON.stringify([
+    { id: 'local', kind: 'local' },
+    { id: 'fake-openai', kind: 'openai', base_url: `${openaiFake.url}/v1`, api_key_env: 'FAKE_OPENAI_KEY' },
+    { id: 'fake-anthropic', kind: 'anthropic', base_url: anthropicFake.url, api_key_env: 'FAKE_ANTHROPIC_KEY' },
+  ]));
+  const env = testEnv({ LOG_LEVEL: 'warn', PROVIDERS_FILE: providersFile, FAKE_OPENAI_KEY: OPENAI_KEY, FAKE_ANTHROPIC_KEY: ANTHROPIC_KEY });
   const setup = await startTestGateway({ env });
   const admin = adminClient(setup.url);
+  const entry = (provider: string, upstream_model: string) => ({
+    name: upstream_model, kind: 'chat', provider, upstream_model,
+    pricing: { prompt: '0.000001', completion: '0.000002' }, capabilities: ['TOOLS', 'REASONING'], context_length: 100_000,
+  });
+  await admin.call('PUT', '/models/fake/gpt', entry('fake-openai', 'gpt-4o-mini'));
+  await admin.call('PUT', '/models/fake/claude', entry('fake-anthropic', 'claude-sonnet-4-20250514'));
   const fundedId = await admin.createAccount();
   await admin.topup(fundedId, 5);
   const brokeId = await admin.createAccount();
@@ -35,9 +63,13 @@ export async function startFrontGateway(): Promise<FrontGateway> {
     web,
     funded,
     broke,
+    admin,
     async close() {
       await web.stop();
       await setup.close();
+      await openaiFake.close();
+      await anthropicFake.close();
+      await rm(dir, { recursive: true, force: true });
     },
   };
 }
