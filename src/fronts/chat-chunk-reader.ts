@@ -47,6 +47,8 @@ function choiceParts(choice: unknown): ChunkPart[] {
 export function readChatChunk(chunk: unknown): ChunkPart[] {
   if (!isRecord(chunk)) return [];
   const parts: ChunkPart[] = [];
+  // The error and usage objects come from this service's own serializer and usageWire, so
+  // their shape is known; only their presence is checked.
   if (isRecord(chunk.error)) parts.push({ kind: 'error', error: chunk.error as ErrorBody['error'] });
   if (Array.isArray(chunk.choices)) for (const choice of chunk.choices) parts.push(...choiceParts(choice));
   if (isRecord(chunk.usage)) parts.push({ kind: 'usage', usage: chunk.usage as unknown as UsageWire });

@@ -119,9 +119,11 @@ describe('the Anthropic SDK on POST /v1/messages', () => {
     });
     expect(res.status).toBe(400);
     expect(res.headers.get('x-service-request-id')).toMatch(/^req_/);
+    expect(res.headers.get('request-id')).toBe(res.headers.get('x-service-request-id'));
     expect(await res.json()).toEqual({ type: 'error', error: { type: 'invalid_request_error', code: 'invalid_request', param: 'max_tokens', message: expect.stringContaining('max_tokens') } });
     const error = await client.messages.create({ model: 'nope/nothing', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).then(() => undefined, (err: unknown) => err);
     expect(error).toBeInstanceOf(Anthropic.NotFoundError);
+    expect((error as APIError).requestID).toMatch(/^req_/);
   });
 
   it('answers 402 to a key without balance, and 401 to an unknown key', async () => {

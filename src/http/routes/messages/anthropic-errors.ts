@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
 import { classifyError } from '../../../errors/classify-error.js';
 import { errorHeaders, serializeError } from '../../../errors/serialize.js';
 import type { GatewayState } from '../../state.js';
@@ -8,16 +9,18 @@ import type { GatewayState } from '../../state.js';
  * looks for `{type: "error", error: {type, message}}`, OpenAI-style clients for
  * `{error: {message, type, code, param}}`. The body is the one serializer's, plus the
  * top-level `type`; the error types of the table are Anthropic's names where they overlap.
+ * The request id also goes out as `request-id`, the header Anthropic's SDK reports.
  */
-export function anthropicErrors(): Middleware<GatewayState> {
+export function anthropicErrors(log: Logger): Middleware<GatewayState> {
   return async function anthropicErrorsMiddleware(ctx, next) {
+    ctx.set('request-id', ctx.state.requestId);
     try {
       await next();
     } catch (thrown) {
-      // Once a stream started, the stream reports its own errors; the boundary logs.
+      // Once a stream started, the stream reports its own errors and the boundary logs.
       if (ctx.headerSent || !ctx.writable) throw thrown;
       const err = classifyError(thrown);
-      if (err.status >= 500) throw thrown;
+      if (err.status >= 500) log.error({ err: err.cause ?? err, request_id: ctx.state.requestId, code: err.code }, err.message);
       ctx.status = err.status;
       ctx.set(errorHeaders(err));
       ctx.body = { type: 'error', ...serializeError(err) };
