@@ -20,7 +20,7 @@ export function responseIds(requestId: string): ResponseIds {
 /** Responses usage: token counts plus the exact charged `cost` in USD. */
 export interface ResponsesUsage {
   input_tokens: number;
-  input_tokens_details: { cached_tokens: number };
+  input_tokens_details: { cached_tokens: number; cache_write_tokens: number };
   output_tokens: number;
   output_tokens_details: { reasoning_tokens: number };
   total_tokens: number;
@@ -31,7 +31,7 @@ export interface ResponsesUsage {
 export function responsesUsage(usage: UsageWire): ResponsesUsage {
   return {
     input_tokens: usage.prompt_tokens,
-    input_tokens_details: { cached_tokens: 0 },
+    input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
     output_tokens: usage.completion_tokens,
     output_tokens_details: { reasoning_tokens: usage.completion_tokens_details.reasoning_tokens },
     total_tokens: usage.total_tokens,
@@ -56,15 +56,24 @@ export interface ResponseState {
   incomplete?: string;
 }
 
+/**
+ * The Responses API's error codes are a closed list; the service's own code stays readable in
+ * the message.
+ */
+function responseError(error: ErrorBody['error']): { code: string; message: string } {
+  const code = error.type === 'rate_limit_error' ? 'rate_limit_exceeded' : 'server_error';
+  return { code, message: `${error.message} (${error.code})` };
+}
+
 /** A full `response` object (the request's settings echoed, as the API does). */
 export function responseObject(shell: ResponseShell, state: ResponseState): Record<string, unknown> {
   const r = shell.request;
-  return {
+  const body: Record<string, unknown> = {
     id: shell.ids.id,
     object: 'response',
     created_at: shell.createdAt,
     status: state.status,
-    error: state.error ? { code: state.error.code, message: state.error.message } : null,
+    error: state.error ? responseError(state.error) : null,
     incomplete_details: state.incomplete ? { reason: state.incomplete } : null,
     instructions: r.instructions ?? null,
     max_output_tokens: r.max_output_tokens ?? null,
@@ -80,9 +89,11 @@ export function responseObject(shell: ResponseShell, state: ResponseState): Reco
     tools: r.tools ?? [],
     top_p: r.top_p ?? 1,
     truncation: 'disabled',
-    usage: state.usage,
     metadata: {},
   };
+  // Usage is absent (not null) until the response is settled, as the spec has it.
+  if (state.usage !== null) body.usage = state.usage;
+  return body;
 }
 
 /** A reasoning output item whose text is reported as a summary. */

@@ -2,6 +2,8 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, streamText } from 'ai';
 import OpenAI, { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openAiSchema, schemaErrors } from '../../helpers/openai-spec.js';
+import { SpecRecorder } from '../../helpers/spec-recorder.js';
 import { chargedFor, nanoOf, startFrontGateway, type FrontGateway } from './front-gateway.js';
 
 /** Usage as Farebox sends it: the SDK's type plus `cost`. */
@@ -17,10 +19,12 @@ const WEATHER: OpenAI.Responses.FunctionTool = {
 
 let gw: FrontGateway;
 let client: OpenAI;
+/** Everything the openai client received here, checked against OpenAI's spec at the end. */
+const recorder = new SpecRecorder();
 
 beforeAll(async () => {
   gw = await startFrontGateway();
-  client = new OpenAI({ apiKey: gw.funded.raw, baseURL: `${gw.web.url}/v1`, maxRetries: 0 });
+  client = new OpenAI({ apiKey: gw.funded.raw, baseURL: `${gw.web.url}/v1`, maxRetries: 0, fetch: recorder.fetch });
 }, 180_000);
 afterAll(async () => gw?.close());
 
@@ -94,7 +98,8 @@ describe('the openai SDK on POST /v1/responses', () => {
     const last = events.at(-1);
     if (last?.type !== 'response.failed') throw new Error(`expected response.failed last, got ${last?.type}`);
     expect(last.response.status).toBe('failed');
-    expect(last.response.error?.code).toBe('upstream_error');
+    expect(last.response.error?.code).toBe('server_error');
+    expect(last.response.error?.message).toContain('upstream_error');
     expect(events.filter((e) => e.type === 'response.output_text.delta')).toHaveLength(2);
     const cost = (last.response.usage as CostedUsage).cost;
     expect(await chargedFor(gw, response.headers.get('x-service-request-id') ?? '')).toBe(nanoOf(cost));
@@ -119,6 +124,28 @@ describe('the openai SDK on POST /v1/responses', () => {
     const error = await broke.responses.create({ model: 'local/echo', input: 'x' }).then(() => undefined, (err: unknown) => err);
     expect((error as APIError).status).toBe(402);
     expect((error as APIError).code).toBe('insufficient_credits');
+  });
+});
+
+/** The spec's schema of one stream event, by its `type` (`response.output_text.delta` → ResponseTextDeltaEvent). */
+function eventSchema(json: unknown): string {
+  const type = (json as { type: string }).type.replace(/^response\./, '').replace(/^output_text\./, 'text.');
+  const pascal = type.split(/[._]/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+  return `Response${pascal}Event`;
+}
+
+describe('conformance', () => {
+  it("every response object and stream event the client received matches OpenAI's spec", async () => {
+    const documents = (await recorder.settle()).filter((d) => d.path === '/v1/responses' && d.status === 200);
+    const problems: string[] = [];
+    for (const doc of documents) {
+      const name = doc.part === 'body' ? 'Response' : eventSchema(doc.json);
+      const validate = openAiSchema(name);
+      if (!validate(doc.json)) problems.push(`${name}: ${JSON.stringify(doc.json).slice(0, 200)} ${schemaErrors(validate)}`);
+    }
+    expect(documents.filter((d) => d.part === 'body').length).toBeGreaterThanOrEqual(3);
+    expect(documents.filter((d) => d.part === 'chunk').length).toBeGreaterThan(20);
+    expect(problems).toEqual([]);
   });
 });
 

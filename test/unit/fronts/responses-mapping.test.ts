@@ -87,7 +87,7 @@ describe('chat completion → response object', () => {
     expect(out.status).toBe('incomplete');
     expect(out.incomplete_details).toEqual({ reason: 'max_output_tokens' });
     expect((out.output as Array<{ type: string }>).map((i) => i.type)).toEqual(['reasoning', 'message', 'function_call']);
-    expect(out.usage).toEqual({ input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 2 }, total_tokens: 15, cost: 0.00002 });
+    expect(out.usage).toEqual({ input_tokens: 10, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 2 }, total_tokens: 15, cost: 0.00002 });
   });
 });
 
@@ -127,6 +127,6 @@ describe('chat stream → Responses events', () => {
 
   it('ends in response.failed carrying the error and the usage', () => {
     const events = run([delta({ content: 'a' }), { error: { message: 'boom', type: 'upstream_error', code: 'upstream_error', param: null }, choices: [{ index: 0, delta: {}, finish_reason: 'error' }] }, { choices: [], usage }]);
-    expect(events.at(-1)).toMatchObject({ type: 'response.failed', response: { status: 'failed', error: { code: 'upstream_error', message: 'boom' }, usage: { cost: 0.00002 } } });
+    expect(events.at(-1)).toMatchObject({ type: 'response.failed', response: { status: 'failed', error: { code: 'server_error', message: 'boom (upstream_error)' }, usage: { cost: 0.00002 } } });
   });
 });
