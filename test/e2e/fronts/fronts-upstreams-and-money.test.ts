@@ -66,6 +66,38 @@ describe('both front doors over fake upstreams of both kinds', () => {
   });
 });
 
+describe('bad input on both front doors is a clear 4xx', () => {
+  const post = async (route: string, body: string) => {
+    const res = await fetch(`${gw.web.url}/v1/${route}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.funded.raw}`, 'content-type': 'application/json' },
+      body,
+    });
+    return { status: res.status, body: (await res.json()) as { type?: string; error: { code: string; param: string | null } } };
+  };
+
+  it.each([
+    ['responses', '{"model":', 'invalid_request', null],
+    ['responses', JSON.stringify({ model: 'local/echo' }), 'invalid_request', 'input'],
+    ['responses', JSON.stringify({ model: 'local/echo', input: 'x', tools: [{ type: 'web_search' }] }), 'invalid_request', 'tools.0.type'],
+    ['responses', JSON.stringify({ model: 'local/echo', input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file_1' }] }] }), 'invalid_request', 'input.0.content.0.image_url'],
+    ['responses', JSON.stringify({ model: 'local/echo', input: 'x', max_output_tokens: -1 }), 'invalid_request', 'max_output_tokens'],
+    ['responses', JSON.stringify({ model: 'nope/none', input: 'x' }), 'model_not_found', 'model'],
+    ['messages', '[]', 'invalid_request', null],
+    ['messages', JSON.stringify({ model: 'local/echo', max_tokens: 10, messages: [{ role: 'system', content: 'x' }] }), 'invalid_request', 'messages.0.role'],
+    ['messages', JSON.stringify({ model: 'local/echo', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64' } }] }] }), 'invalid_request', 'messages.0.content'],
+    ['messages', JSON.stringify({ model: 'local/echo', max_tokens: 10, thinking: { type: 'enabled' }, messages: [{ role: 'user', content: 'x' }] }), 'invalid_request', 'thinking.budget_tokens'],
+    ['messages', JSON.stringify({ model: 'local/canvas-image', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }), 'wrong_endpoint', 'model'],
+  ] as const)('%s %s → %s', async (route, body, code, param) => {
+    const res = await post(route, body);
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expect(res.body.error.code).toBe(code);
+    if (param !== null) expect(res.body.error.param).toBe(param);
+    if (route === 'messages') expect(res.body.type).toBe('error');
+  });
+});
+
 describe('money on both front doors', () => {
   it('under concurrency the costs clients saw sum to the ledger charges exactly', async () => {
     const accountId = await gw.admin.createAccount();
