@@ -154,7 +154,11 @@ describe('money on both front doors', () => {
     const decoder = new TextDecoder();
     let seen = '';
     // Read until the first text delta arrived, then hang up.
-    while (!/text\.delta|text_delta/.test(seen)) seen += decoder.decode((await reader.read()).value ?? new Uint8Array());
+    while (!/text\.delta|text_delta/.test(seen)) {
+      const step = await reader.read();
+      if (step.done) throw new Error(`stream ended before any text: ${seen}`);
+      seen += decoder.decode(step.value);
+    }
     controller.abort();
     let charge;
     for (let i = 0; i < 100 && charge === undefined; i++) {
