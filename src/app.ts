@@ -16,6 +16,8 @@ import { accountRoutes, type LiveUsageReader } from './http/routes/account/accou
 import { adminRoutes } from './http/routes/admin/admin-routes.js';
 import { chatRoutes } from './http/routes/chat/chat-routes.js';
 import { healthRoutes } from './http/routes/health/health-routes.js';
+import { messagesRoutes } from './http/routes/messages/messages-routes.js';
+import { responsesRoutes } from './http/routes/responses/responses-routes.js';
 import { managementRoutes } from './http/routes/keys/management-routes.js';
 import { modelsRoutes } from './http/routes/models/models-routes.js';
 import type { GatewayState } from './http/state.js';
@@ -70,6 +72,7 @@ export function createApp(deps: Deps, extensions: AppExtensions = {}): Koa<Gatew
     managementRoutes(deps),
     adminRoutes(deps),
     chatRoutes({ ...deps, rateLimit: rateLimit(deps.admission) }),
+    ...[responsesRoutes, messagesRoutes].map((front) => front({ ...deps, rateLimit: rateLimit(deps.admission) })),
     metricsRoutes(deps.metrics, deps.config.adminToken),
     ...(extensions.routers ?? []),
   ];

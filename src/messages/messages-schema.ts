@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { MAX_OUTPUT_TOKENS } from '../chat/chat-schema.js';
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+const textBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
+const imageBlock = z.looseObject({
+  type: z.literal('image'),
+  source: z.discriminatedUnion('type', [
+    z.looseObject({ type: z.literal('base64'), media_type: z.string().min(1), data: z.string().min(1) }),
+    z.looseObject({ type: z.literal('url'), url: z.string().min(1) }),
+  ]),
+});
+const toolUseBlock = z.looseObject({ type: z.literal('tool_use'), id: z.string().min(1), name: z.string().min(1), input: z.unknown() });
+const toolResultBlock = z.looseObject({
+  type: z.literal('tool_result'),
+  tool_use_id: z.string().min(1),
+  content: z.union([z.string(), z.array(z.union([textBlock, imageBlock]))]).optional(),
+  is_error: z.boolean().optional(),
+});
+const thinkingBlock = z.looseObject({ type: z.literal('thinking'), thinking: z.string() });
+const redactedThinkingBlock = z.looseObject({ type: z.literal('redacted_thinking') });
+
+/** A content block of a request message. */
+export const contentBlockSchema = z.discriminatedUnion('type', [textBlock, imageBlock, toolUseBlock, toolResultBlock, thinkingBlock, redactedThinkingBlock]);
+/** A content block as parsed. */
+export type ContentBlock = z.output<typeof contentBlockSchema>;
+
+const message = z.looseObject({
+  role: z.enum(['user', 'assistant']),
+  content: z.union([z.string(), z.array(contentBlockSchema)]),
+});
+/** A request message as parsed. */
+export type MessagesMessage = z.output<typeof message>;
+
+const tool = z.looseObject({
+  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must match ^[a-zA-Z0-9_-]{1,64}$'),
+  description: z.string().optional(),
+  input_schema: jsonObject,
+});
+
+const toolChoice = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('auto') }),
+  z.looseObject({ type: z.literal('any') }),
+  z.looseObject({ type: z.literal('none') }),
+  z.looseObject({ type: z.literal('tool'), name: z.string().min(1) }),
+]);
+
+const thinking = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('enabled'), budget_tokens: z.number().int().positive().max(MAX_OUTPUT_TOKENS) }),
+  z.looseObject({ type: z.literal('disabled') }),
+]);
+
+/** Anthropic's Messages API request, as this service accepts it. */
+export const messagesRequestSchema = z.looseObject({
+  model: z.string().min(1).max(256),
+  max_tokens: z.number().int().positive().max(MAX_OUTPUT_TOKENS),
+  messages: z.array(message).min(1, 'must contain at least one message'),
+  system: z.union([z.string(), z.array(textBlock)]).optional(),
+  tools: z.array(tool).max(128).optional(),
+  tool_choice: toolChoice.optional(),
+  thinking: thinking.optional(),
+  stop_sequences: z.array(z.string()).max(4).optional(),
+  temperature: z.number().min(0).max(1).optional(),
+  top_p: z.number().min(0).max(1).optional(),
+  stream: z.boolean().optional(),
+});
+
+/** A Messages request as parsed. */
+export type MessagesRequest = z.output<typeof messagesRequestSchema>;

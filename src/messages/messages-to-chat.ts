@@ -1,0 +1,78 @@
+import type { ChatMessage, ContentPart, ToolCall } from '../providers/chat/chat-types.js';
+import type { ContentBlock, MessagesMessage, MessagesRequest } from './messages-schema.js';
+
+function imagePart(block: Extract<ContentBlock, { type: 'image' }>): ContentPart {
+  const source = block.source;
+  const url = source.type === 'base64' ? `data:${source.media_type};base64,${source.data}` : source.url;
+  return { type: 'image_url', image_url: { url } };
+}
+
+function resultText(block: Extract<ContentBlock, { type: 'tool_result' }>): string {
+  const content = block.content ?? '';
+  const text = typeof content === 'string' ? content : content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+  return block.is_error === true ? `Error: ${text}` : text;
+}
+
+/** A user turn: its tool results become tool messages first, then the rest is one user message. */
+function userMessages(blocks: readonly ContentBlock[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  const parts: ContentPart[] = [];
+  for (const block of blocks) {
+    if (block.type === 'tool_result') out.push({ role: 'tool', tool_call_id: block.tool_use_id, content: resultText(block) });
+    else if (block.type === 'text') parts.push({ type: 'text', text: block.text });
+    else if (block.type === 'image') parts.push(imagePart(block));
+  }
+  if (parts.length > 0) out.push({ role: 'user', content: parts });
+  return out;
+}
+
+function assistantMessage(blocks: readonly ContentBlock[]): ChatMessage {
+  const text = blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+  const reasoning = blocks.flatMap((b) => (b.type === 'thinking' ? [b.thinking] : [])).join('');
+  const calls: ToolCall[] = blocks.flatMap((b) =>
+    b.type === 'tool_use' ? [{ id: b.id, type: 'function' as const, function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } }] : [],
+  );
+  const message: ChatMessage = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text };
+  if (calls.length > 0) message.tool_calls = calls;
+  if (reasoning !== '') message.reasoning = reasoning;
+  return message;
+}
+
+/** Maps Anthropic messages to chat messages, in order. */
+export function messagesToChatMessages(messages: readonly MessagesMessage[]): ChatMessage[] {
+  return messages.flatMap((m): ChatMessage[] => {
+    if (typeof m.content === 'string') return [{ role: m.role, content: m.content }];
+    return m.role === 'user' ? userMessages(m.content) : [assistantMessage(m.content)];
+  });
+}
+
+function toolChoice(choice: MessagesRequest['tool_choice']): unknown {
+  if (choice === undefined) return undefined;
+  if (choice.type === 'any') return 'required';
+  if (choice.type === 'tool') return { type: 'function', function: { name: choice.name } };
+  return choice.type;
+}
+
+/**
+ * Maps a Messages request to the chat request the chat service admits and runs. `max_tokens`
+ * stays the hold's bound; a thinking budget becomes the reasoning token budget.
+ */
+export function messagesToChat(request: MessagesRequest): Record<string, unknown> {
+  const system = typeof request.system === 'string' ? request.system : request.system?.map((b) => b.text).join('\n');
+  const body: Record<string, unknown> = {
+    model: request.model,
+    messages: [...(system ? [{ role: 'system', content: system }] : []), ...messagesToChatMessages(request.messages)],
+    max_tokens: request.max_tokens,
+    stream: request.stream === true,
+  };
+  if (request.tools?.length) {
+    body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.input_schema } }));
+  }
+  const choice = toolChoice(request.tool_choice);
+  if (choice !== undefined && body.tools !== undefined) body.tool_choice = choice;
+  if (request.thinking?.type === 'enabled') body.reasoning = { max_tokens: request.thinking.budget_tokens };
+  if (request.stop_sequences?.length) body.stop = request.stop_sequences;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.top_p !== undefined) body.top_p = request.top_p;
+  return body;
+}

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { readChatChunk } from '../../../src/fronts/chat-chunk-reader.js';
+import { completionToMessage, stopReason } from '../../../src/messages/messages-output.js';
+import { messagesRequestSchema } from '../../../src/messages/messages-schema.js';
+import { MessagesStreamTranslator } from '../../../src/messages/messages-stream.js';
+import { messagesToChat } from '../../../src/messages/messages-to-chat.js';
+
+const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, completion_tokens_details: { reasoning_tokens: 0 }, cost: 0.00002 };
+
+describe('Messages request → chat request', () => {
+  it('maps system blocks, images, tool_use, tool_result, thinking and options', () => {
+    const request = messagesRequestSchema.parse({
+      model: 'local/echo',
+      max_tokens: 300,
+      system: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }] },
+        { role: 'assistant', content: [{ type: 'thinking', thinking: 't', signature: 's' }, { type: 'tool_use', id: 'tu_1', name: 'f', input: { x: 1 } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tu_1', content: [{ type: 'text', text: 'out' }], is_error: true }, { type: 'text', text: 'next' }] },
+      ],
+      tools: [{ name: 'f', input_schema: { type: 'object' } }],
+      tool_choice: { type: 'any' },
+      thinking: { type: 'enabled', budget_tokens: 100 },
+      stop_sequences: ['END'],
+      temperature: 0,
+    });
+    expect(messagesToChat(request)).toEqual({
+      model: 'local/echo',
+      max_tokens: 300,
+      stream: false,
+      messages: [
+        { role: 'system', content: 'a\nb' },
+        { role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
+        { role: 'assistant', content: null, reasoning: 't', tool_calls: [{ id: 'tu_1', type: 'function', function: { name: 'f', arguments: '{"x":1}' } }] },
+        { role: 'tool', tool_call_id: 'tu_1', content: 'Error: out' },
+        { role: 'user', content: [{ type: 'text', text: 'next' }] },
+      ],
+      tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
+      tool_choice: 'required',
+      reasoning: { max_tokens: 100 },
+      stop: ['END'],
+      temperature: 0,
+    });
+  });
+
+  it('requires max_tokens', () => {
+    expect(messagesRequestSchema.safeParse({ model: 'm', messages: [{ role: 'user', content: 'x' }] }).success).toBe(false);
+  });
+});
+
+describe('chat completion → Anthropic message', () => {
+  it('builds thinking, text and tool_use blocks with the stop reason and costed usage', () => {
+    const message = completionToMessage('msg_1', 'local/echo', {
+      choices: [{ index: 0, message: { content: 'hi', reasoning: 'why', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] }, finish_reason: 'tool_calls' }],
+      usage,
+    });
+    expect(message).toMatchObject({
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      stop_reason: 'tool_use',
+      content: [{ type: 'thinking', thinking: 'why' }, { type: 'text', text: 'hi' }, { type: 'tool_use', id: 'c', name: 'f', input: { a: 1 } }],
+      usage: { input_tokens: 10, output_tokens: 5, cost: 0.00002 },
+    });
+  });
+
+  it.each([['stop', 'end_turn'], ['length', 'max_tokens'], ['tool_calls', 'tool_use']])('maps finish %s to %s', (finish, stop) => {
+    expect(stopReason(finish)).toBe(stop);
+  });
+});
+
+describe('chat stream → Anthropic events', () => {
+  const run = (chunks: unknown[]) => {
+    const t = new MessagesStreamTranslator({ id: 'msg_s', model: 'm', inputTokens: 7 });
+    return [...t.start(), ...chunks.flatMap((c) => readChatChunk(c).flatMap((p) => t.part(p))), ...t.end()];
+  };
+  const delta = (d: Record<string, unknown>, finish: string | null = null) => ({ choices: [{ index: 0, delta: d, finish_reason: finish }] });
+
+  it('numbers blocks and closes each before the next', () => {
+    const events = run([
+      delta({ reasoning: 'r' }),
+      delta({ content: 'a' }),
+      delta({ tool_calls: [{ index: 0, id: 'c', function: { name: 'f', arguments: '{' } }] }),
+      delta({ tool_calls: [{ index: 0, function: { arguments: '}' } }] }, 'tool_calls'),
+      { choices: [], usage },
+    ]);
+    expect(events.map((e) => [e.type, e.index])).toEqual([
+      ['message_start', undefined],
+      ['content_block_start', 0], ['content_block_delta', 0], ['content_block_stop', 0],
+      ['content_block_start', 1], ['content_block_delta', 1], ['content_block_stop', 1],
+      ['content_block_start', 2], ['content_block_delta', 2], ['content_block_delta', 2], ['content_block_stop', 2],
+      ['message_delta', undefined], ['message_stop', undefined],
+    ]);
+    expect(events.at(-2)).toMatchObject({ delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 5, cost: 0.00002 } });
+  });
+
+  it('reports an error after the usage, in place of message_stop', () => {
+    const events = run([delta({ content: 'a' }), { error: { message: 'boom', type: 'upstream_error', code: 'upstream_error', param: null }, choices: [] }, { choices: [], usage }]);
+    expect(events.slice(-2).map((e) => e.type)).toEqual(['message_delta', 'error']);
+    expect(events.at(-1)).toMatchObject({ error: { type: 'upstream_error', message: 'boom' } });
+  });
+});
