@@ -120,7 +120,7 @@ describe('chat stream → Responses events', () => {
     expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
     const done = events.find((e) => e.type === 'response.function_call_arguments.done');
     expect(done).toMatchObject({ name: 'f', arguments: '{"x":1}', output_index: 2 });
-    const completed = events.at(-1) as { response: { usage: { cost: number }; output: unknown[] } };
+    const completed = events.at(-1) as unknown as { response: { usage: { cost: number }; output: unknown[] } };
     expect(completed.response.usage.cost).toBe(0.00002);
     expect(completed.response.output).toHaveLength(3);
   });

@@ -28,7 +28,7 @@ export function messagesRoutes(deps: ChatRouteDeps): Router<GatewayState> {
     const client = abortOnClose(ctx.res);
     try {
       if (request.stream === true) {
-        const translator = new MessagesStreamTranslator({ id, model: admitted.model.id, inputTokens: admitted.promptTokens });
+        const translator = new MessagesStreamTranslator({ id, model: admitted.model.id, inputTokens: await admitted.promptTokens() });
         await streamChat(deps, admitted, translatingSink(ctx, translator), client.signal);
       } else {
         ctx.body = completionToMessage(id, admitted.model.id, await completeChat(deps, admitted, client.signal));
