@@ -30,7 +30,10 @@ COPY src/providers/providers.json ./src/providers/providers.json
 COPY src/catalog/seed-models.json ./src/catalog/seed-models.json
 # A system user of our own, so the image does not depend on the base having one.
 RUN groupadd --system farebox \
- && useradd --system --gid farebox --home-dir /app --shell /usr/sbin/nologin farebox
+ && useradd --system --gid farebox --home-dir /app --shell /usr/sbin/nologin farebox \
+ && mkdir -p /var/lib/farebox/spool && chown -R farebox:farebox /var/lib/farebox
+# The charge spool; mount persistent storage here (a named volume starts with this ownership).
+ENV CHARGE_SPOOL_DIR=/var/lib/farebox/spool
 USER farebox
 EXPOSE 8080
 # Node itself probes /healthz, so the image needs no curl or wget.

@@ -35,6 +35,9 @@ describe('docker-compose.yml', () => {
     expect(out).toMatch(/replSet/);
     expect(out).not.toMatch(/type: bind/);
     expect(out).not.toMatch(new RegExp(`${ROOT.replace(/\/$/, '')}:`));
+    // Charges spooled during a MongoDB outage live in a named volume, not the read-only image.
+    expect(out).toMatch(/CHARGE_SPOOL_DIR: \/var\/lib\/farebox\/spool/);
+    expect(out).toMatch(/charge-spool:\/var\/lib\/farebox\/spool/);
   });
 
   it.skipIf(compose === undefined)('refuses to start without ADMIN_TOKEN', () => {
