@@ -22,6 +22,8 @@ export interface MirrorLoaderDeps {
   readonly keys: AdmissionKeys;
   /** Longest time from a charge's `created_at` to its FINISH (the hold TTL bounds it). */
   readonly settleWindowMs: number;
+  /** Reads MongoDB (defaults to readMirrorSnapshot; tests pause it to force interleavings). */
+  readonly readSnapshot?: typeof readMirrorSnapshot;
 }
 
 /**
@@ -53,7 +55,7 @@ export class MirrorLoader {
     const pending = await Promise.all(mirrors.map((m) => redis.hkeys(keys.unapplied(m))));
     const checkIds = [...new Set(pending.flat())];
     const since = new Date(at.getTime() - this.d.settleWindowMs);
-    const snap = await readMirrorSnapshot(this.d.client, this.d.c, { names, accountId, keyId, at, since, checkIds });
+    const snap = await (this.d.readSnapshot ?? readMirrorSnapshot)(this.d.client, this.d.c, { names, accountId, keyId, at, since, checkIds });
     const again: MirrorName[] = [];
     for (const [i, name] of names.entries()) {
       const m = mirrors[i] as string;
