@@ -32,19 +32,17 @@ export interface SnapshotQuery {
 export async function readMirrorSnapshot(client: MongoClient, c: Collections, q: SnapshotQuery): Promise<MirrorSnapshot> {
   const session = client.startSession();
   try {
-    let snapshot: MirrorSnapshot = { figures: new Map(), chargeIds: [] };
-    await session.withTransaction(
-      async () => {
-        const figures = new Map<MirrorName, bigint>();
-        for (const name of q.names) figures.set(name, await readFigure(c, name, q, session));
-        const filter = { account_id: q.accountId, kind: 'charge' as const, $or: [{ created_at: { $gte: q.since } }, ...(q.checkIds.length > 0 ? [{ _id: { $in: [...q.checkIds] } }] : [])] };
-        const docs = await c.ledger.find(filter, { session, projection: { _id: 1 } }).toArray();
-        snapshot = { figures, chargeIds: docs.map((d) => d._id) };
-      },
-      { readConcern: { level: 'snapshot' } },
-    );
-    return snapshot;
+    // A plain read-only transaction, not withTransaction: no retry loop that could stall
+    // admission for long while MongoDB is unreachable (the caller fails and retries instead).
+    session.startTransaction({ readConcern: { level: 'snapshot' } });
+    const figures = new Map<MirrorName, bigint>();
+    for (const name of q.names) figures.set(name, await readFigure(c, name, q, session));
+    const recent = [{ created_at: { $gte: q.since } }, ...(q.checkIds.length > 0 ? [{ _id: { $in: [...q.checkIds] } }] : [])];
+    const docs = await c.ledger.find({ account_id: q.accountId, kind: 'charge', $or: recent }, { session, projection: { _id: 1 } }).toArray();
+    await session.commitTransaction();
+    return { figures, chargeIds: docs.map((d) => d._id) };
   } finally {
+    if (session.inTransaction()) await session.abortTransaction().catch(() => undefined);
     await session.endSession();
   }
 }
