@@ -88,7 +88,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     if (event.type === 'catalog') void catalog.reloadQuietly();
   });
   await catalog.start();
-  const admission = createAdmission({ redis, c, ledger, config, clock, log, bus, catalog });
+  const admission = createAdmission({ redis, mongo, c, ledger, config, clock, log, bus, catalog });
 
   return {
     config, log, clock, mongo, c, redis, bus, catalogRepository, catalog, accounts, keys, keyAuth, ledger, admission, providers, metrics,

@@ -86,6 +86,24 @@ export class AdmissionKeys {
     return `${this.scope(accountId)}:rpd:${dayPeriod(at)}`;
   }
 
+  /**
+   * Charges settled while `mirror` was missing: HASH request id → `delta:chargedAtMs`. The
+   * next rebuild adds the ones its MongoDB snapshot did not contain yet.
+   */
+  unapplied(mirror: string): string {
+    return `${mirror}:unapplied`;
+  }
+
+  /** Request ids a rebuilt `mirror` already counts (its MongoDB snapshot held them): SET. */
+  baked(mirror: string): string {
+    return `${mirror}:baked`;
+  }
+
+  /** Bumped when `mirror` is invalidated, so a rebuild that read MongoDB before is not stored. */
+  mirrorVersion(mirror: string): string {
+    return `${mirror}:ver`;
+  }
+
   /** Throttles forced balance re-syncs after a refusal. */
   balanceResync(accountId: string): string {
     return `${this.scope(accountId)}:balsync`;

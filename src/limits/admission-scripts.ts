@@ -61,20 +61,32 @@ return {'ok', '0'}
 
 /**
  * Frees a request's hold and stream slot and, once per request id, applies what the ledger
- * charged to the mirrors that exist (missing ones are rebuilt from MongoDB, which already
- * has the charge).
+ * charged to the tracked mirrors: an existing mirror takes it unless its rebuild already
+ * counted it (baked set); for a missing one it is recorded as unapplied, for the rebuild to
+ * add if its MongoDB snapshot predates the charge (see LOAD_MIRROR).
  *
- * KEYS: bal, holds, holdinfo, held, kheld, streams, spend life, spend day, spend month, applied
- * ARGV: requestId, charged (-1 = nothing charged), cost, applied-marker TTL ms
+ * KEYS: bal, holds, holdinfo, held, kheld, streams, spend life, spend day, spend month, applied,
+ *       unapplied ×4 (bal, life, day, month), baked ×4 (same order)
+ * ARGV: requestId, charged (-1 = nothing charged), cost, applied-marker TTL ms, charged at (ms),
+ *       unapplied TTL ms, tracked flags ×4 ('1' = mirror in use; same order)
  */
 export const FINISH = new LuaScript(`${PURGE_HOLDS_LUA}
 local id = ARGV[1]
 drop_hold(KEYS[2], KEYS[3], KEYS[4], KEYS[5], id)
 redis.call('ZREM', KEYS[6], id)
+local function settle(mirror, unapplied, baked, delta)
+  if redis.call('EXISTS', mirror) == 1 then
+    if redis.call('SISMEMBER', baked, id) == 0 then redis.call('INCRBY', mirror, delta) end
+  else
+    redis.call('HSET', unapplied, id, delta .. ':' .. ARGV[5])
+    redis.call('PEXPIRE', unapplied, ARGV[6])
+  end
+end
 if ARGV[2] ~= '-1' and redis.call('SET', KEYS[10], '1', 'NX', 'PX', ARGV[4]) then
-  if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('DECRBY', KEYS[1], ARGV[2]) end
-  for i = 7, 9 do
-    if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('INCRBY', KEYS[i], ARGV[3]) end
+  local mirrors = {KEYS[1], KEYS[7], KEYS[8], KEYS[9]}
+  local deltas = {'-' .. ARGV[2], ARGV[3], ARGV[3], ARGV[3]}
+  for i = 1, 4 do
+    if ARGV[6 + i] == '1' and tonumber(deltas[i]) ~= 0 then settle(mirrors[i], KEYS[10 + i], KEYS[14 + i], deltas[i]) end
   end
 end
 return 1
@@ -144,20 +156,4 @@ purge_holds(KEYS[1], KEYS[2], KEYS[3], KEYS[4], now)
 local held = redis.call('HGET', KEYS[4], ARGV[2]) or '0'
 local since = '(' .. tostring(now - tonumber(ARGV[3]))
 return {held, redis.call('ZCOUNT', KEYS[5], since, '+inf'), redis.call('ZCOUNT', KEYS[6], since, '+inf')}
-`);
-
-/**
- * Replaces the balance mirror with MongoDB's balance only while the account has nothing in
- * flight. A request in flight may have committed its charge in MongoDB without having applied
- * it to the mirror yet (or the other way round); overwriting then could count that charge
- * zero or two times, and counting it zero times would admit beyond the balance.
- *
- * KEYS: bal, holds, holdinfo, held, kheld
- * ARGV: now, balance from MongoDB, mirror TTL ms
- */
-export const RESYNC_BALANCE = new LuaScript(`${PURGE_HOLDS_LUA}
-purge_holds(KEYS[2], KEYS[3], KEYS[4], KEYS[5], tonumber(ARGV[1]))
-if num(KEYS[4]) > 0 then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-return 1
 `);

@@ -23,6 +23,8 @@ export interface TicketContext {
   readonly refresher: LeaseRefresher;
   /** Verifies the Redis generation, so freeing a hold finds it where it was re-placed. */
   readonly epoch?: { ready(): Promise<void> };
+  /** How long a charge settled while its mirror was missing waits for the rebuild to count it. */
+  readonly unappliedTtlMs: number;
 }
 
 function definedUnits(units: BilledUnits): Record<string, number> {
@@ -101,23 +103,28 @@ export class RedisAdmissionTicket implements AdmissionTicket {
     // application, and an earlier attempt may have committed without reaching the mirrors.
     const charged = outcome ? outcome.charged.toString() : '-1';
     const cost = outcome ? outcome.cost.toString() : '0';
+    const caps = this.key.limits.spend_cap ?? {};
+    const tracked = ['1', caps.lifetime, caps.day, caps.month].map((c) => (c === undefined ? '0' : '1'));
     try {
       await this.ctx.epoch?.ready();
+      const balance = keys.balance(accountId);
+      const spend = [keys.spendLifetime(accountId, keyId), keys.spendDay(accountId, keyId, at), keys.spendMonth(accountId, keyId, at)];
+      const mirrors = [balance, ...spend];
       await FINISH.run(
         this.ctx.redis,
         [
-          keys.balance(accountId),
+          balance,
           keys.holds(accountId),
           keys.holdInfo(accountId),
           keys.heldTotal(accountId),
           keys.keyHeld(accountId),
           keys.streams(accountId, keyId),
-          keys.spendLifetime(accountId, keyId),
-          keys.spendDay(accountId, keyId, at),
-          keys.spendMonth(accountId, keyId, at),
+          ...spend,
           keys.applied(accountId, this.requestId),
+          ...mirrors.map((m) => keys.unapplied(m)),
+          ...mirrors.map((m) => keys.baked(m)),
         ],
-        [this.requestId, charged, cost, APPLIED_TTL_MS],
+        [this.requestId, charged, cost, APPLIED_TTL_MS, at.getTime(), this.ctx.unappliedTtlMs, ...tracked],
       );
     } catch (err) {
       // The ledger already has the truth; the hold and slot lapse by TTL and mirrors re-sync.

@@ -1,64 +1,83 @@
-import { dayPeriod, monthPeriod } from '../billing/periods.js';
+import type { MongoClient } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import type { Redis } from '../redis/redis.js';
 import type { AdmissionKeys } from './admission-keys.js';
+import { readMirrorSnapshot, type MirrorName } from './mirror-snapshot.js';
+import { INVALIDATE_MIRROR, LOAD_MIRROR } from './mirror-scripts.js';
+
+export type { MirrorName } from './mirror-snapshot.js';
 
 /** How long a mirror lives before it is re-read from MongoDB (the ledger is the truth). */
 export const MIRROR_TTL_MS = 120_000;
+/** How long an invalidation is remembered (far longer than any rebuild takes). */
+const VERSION_TTL_MS = 3_600_000;
+/** Reads of MongoDB per load before giving up (the caller's admission loop retries too). */
+const MAX_READS = 3;
 
-/** A mirror the admission script found missing. */
-export type MirrorName = 'balance' | 'lifetime' | 'day' | 'month';
+/** Where a loader finds the stores and how far back a charge may still be settling. */
+export interface MirrorLoaderDeps {
+  readonly redis: Redis;
+  readonly client: MongoClient;
+  readonly c: Collections;
+  readonly keys: AdmissionKeys;
+  /** Longest time from a charge's `created_at` to its FINISH (the hold TTL bounds it). */
+  readonly settleWindowMs: number;
+  /** Reads MongoDB (defaults to readMirrorSnapshot; tests pause it to force interleavings). */
+  readonly readSnapshot?: typeof readMirrorSnapshot;
+}
 
 /**
- * Rebuilds Redis mirrors of MongoDB figures (account balance, key spend per period).
- * Rebuilt values are written only if still missing, so a concurrent rebuild or charge that
- * got there first is not overwritten.
+ * Rebuilds Redis mirrors of MongoDB figures (account balance, key spend per period) exactly:
+ * the figures and the ids of the charges they contain come from one MongoDB snapshot, and
+ * LOAD_MIRROR reconciles them with charges that settled in Redis around that read, so a charge
+ * is counted once whether its FINISH ran before, during or after the rebuild.
  */
 export class MirrorLoader {
-  constructor(
-    private readonly redis: Redis,
-    private readonly c: Collections,
-    private readonly keys: AdmissionKeys,
-  ) {}
+  constructor(private readonly d: MirrorLoaderDeps) {}
 
-  /** Loads the named mirrors of an account and key for the periods of `at`. */
+  /** Loads the named mirrors of an account and key for the periods of `at` (if still missing). */
   async load(names: readonly MirrorName[], accountId: string, keyId: string, at: Date): Promise<void> {
-    await Promise.all(names.map((name) => this.loadOne(name, accountId, keyId, at)));
+    let todo = [...names];
+    for (let read = 0; read < MAX_READS && todo.length > 0; read++) todo = await this.loadOnce(todo, accountId, keyId, at);
   }
 
-  /** Overwrites the balance mirror with MongoDB's balance (re-check before refusing). */
-  async resyncBalance(accountId: string): Promise<void> {
-    const balance = await this.readBalance(accountId);
-    await this.redis.set(this.keys.balance(accountId), balance.toString(), 'PX', MIRROR_TTL_MS);
+  /** Drops an account's balance mirror; the next request rebuilds it from MongoDB. */
+  async invalidateBalance(accountId: string): Promise<void> {
+    const mirror = this.d.keys.balance(accountId);
+    await INVALIDATE_MIRROR.run(this.d.redis, [mirror, this.d.keys.mirrorVersion(mirror)], [VERSION_TTL_MS]);
   }
 
-  private async loadOne(name: MirrorName, accountId: string, keyId: string, at: Date): Promise<void> {
-    const [redisKey, value] = await this.read(name, accountId, keyId, at);
-    await this.redis.set(redisKey, value.toString(), 'PX', MIRROR_TTL_MS, 'NX');
+  /** One MongoDB read for the given mirrors; returns those that must be read again. */
+  private async loadOnce(names: MirrorName[], accountId: string, keyId: string, at: Date): Promise<MirrorName[]> {
+    const { keys, redis } = this.d;
+    const mirrors = names.map((name) => this.mirrorKey(name, accountId, keyId, at));
+    const versions = await Promise.all(mirrors.map((m) => redis.get(keys.mirrorVersion(m))));
+    const pending = await Promise.all(mirrors.map((m) => redis.hkeys(keys.unapplied(m))));
+    const checkIds = [...new Set(pending.flat())];
+    const since = new Date(at.getTime() - this.d.settleWindowMs);
+    const snap = await (this.d.readSnapshot ?? readMirrorSnapshot)(this.d.client, this.d.c, { names, accountId, keyId, at, since, checkIds });
+    const again: MirrorName[] = [];
+    for (const [i, name] of names.entries()) {
+      const m = mirrors[i] as string;
+      const figure = snap.figures.get(name) ?? 0n;
+      const args = [figure.toString(), MIRROR_TTL_MS, versions[i] ?? '0', since.getTime(), checkIds.length, ...checkIds, ...snap.chargeIds];
+      const reply = await LOAD_MIRROR.run(redis, [m, keys.unapplied(m), keys.baked(m), keys.mirrorVersion(m)], args);
+      if (reply === 'stale' || reply === 'retry') again.push(name);
+    }
+    return again;
   }
 
-  private async read(name: MirrorName, accountId: string, keyId: string, at: Date): Promise<[string, bigint]> {
+  private mirrorKey(name: MirrorName, accountId: string, keyId: string, at: Date): string {
+    const k = this.d.keys;
     switch (name) {
       case 'balance':
-        return [this.keys.balance(accountId), await this.readBalance(accountId)];
-      case 'lifetime': {
-        const key = await this.c.keys.findOne({ _id: keyId }, { projection: { spend: 1 } });
-        return [this.keys.spendLifetime(accountId, keyId), key?.spend ?? 0n];
-      }
+        return k.balance(accountId);
+      case 'lifetime':
+        return k.spendLifetime(accountId, keyId);
       case 'day':
-        return [this.keys.spendDay(accountId, keyId, at), await this.readPeriod(`${keyId}:${dayPeriod(at)}`)];
+        return k.spendDay(accountId, keyId, at);
       case 'month':
-        return [this.keys.spendMonth(accountId, keyId, at), await this.readPeriod(`${keyId}:${monthPeriod(at)}`)];
+        return k.spendMonth(accountId, keyId, at);
     }
-  }
-
-  private async readBalance(accountId: string): Promise<bigint> {
-    const account = await this.c.accounts.findOne({ _id: accountId }, { projection: { balance: 1 } });
-    return account?.balance ?? 0n;
-  }
-
-  private async readPeriod(id: string): Promise<bigint> {
-    const doc = await this.c.keySpend.findOne({ _id: id }, { projection: { amount: 1 } });
-    return doc?.amount ?? 0n;
   }
 }

@@ -5,17 +5,17 @@ import type { KeyLiveUsage } from '../http/routes/account/key-info.js';
 import { chargesUnavailable } from '../ledger/spooling-ledger.js';
 import { AdmissionKeys } from './admission-keys.js';
 import { capReached, insufficientCredits, managementKey, notInAllowlist, notOnFreeTier, tooManyStreams, type CapName } from './admission-errors.js';
-import { ADMIT, LIVE, RESYNC_BALANCE } from './admission-scripts.js';
+import { ADMIT, LIVE } from './admission-scripts.js';
 import { RedisAdmissionTicket, type TicketContext } from './admission-ticket.js';
 import type { Admission, AdmissionRequest, AdmissionTicket, RateInfo } from './admission-types.js';
 import { FreeTierCache } from './free-tier-cache.js';
 import { LeaseRefresher, MAX_LEASE_AGE_MS } from './lease-refresher.js';
-import { MIRROR_TTL_MS, MirrorLoader, type MirrorName } from './mirrors.js';
+import { MirrorLoader, type MirrorName } from './mirrors.js';
 import { RATE_WINDOW_MS, RateChecker } from './rate-check.js';
 import { RedisEpoch } from './redis-epoch.js';
 
 /** What admission needs from the composition root (`bus` and `catalog` are optional). */
-export type AdmissionDeps = Pick<Deps, 'redis' | 'c' | 'ledger' | 'config' | 'clock' | 'log'> & Partial<Pick<Deps, 'bus' | 'catalog'>>;
+export type AdmissionDeps = Pick<Deps, 'redis' | 'mongo' | 'c' | 'ledger' | 'config' | 'clock' | 'log'> & Partial<Pick<Deps, 'bus' | 'catalog'>>;
 
 /** How long a stream slot lives without a refresh (a crashed process frees it by then). */
 const STREAM_LEASE_MS = 60_000;
@@ -49,20 +49,20 @@ export class RedisAdmission implements Admission {
   constructor(private readonly deps: AdmissionDeps) {
     this.keys = new AdmissionKeys(deps.config.redisPrefix);
     this.tiers = new FreeTierCache(deps.c, undefined, deps.ledger);
-    this.mirrors = new MirrorLoader(deps.redis, deps.c, this.keys);
     this.rates = new RateChecker(deps.redis, this.keys, deps.config.freeTier, deps.clock);
     this.holdTtlMs = deps.config.holdTtlSeconds * 1000;
+    this.mirrors = new MirrorLoader({ redis: deps.redis, client: deps.mongo.client, c: deps.c, keys: this.keys, settleWindowMs: this.holdTtlMs });
     const refreshMs = Math.max(1_000, Math.min(this.holdTtlMs, STREAM_LEASE_MS) / 3);
     const containerTtlMs = Math.max(this.holdTtlMs, STREAM_LEASE_MS) * 2;
     const timings = { intervalMs: refreshMs, holdTtlMs: this.holdTtlMs, streamTtlMs: STREAM_LEASE_MS, containerTtlMs };
     this.refresher = new LeaseRefresher(deps.redis, this.keys, deps.clock, deps.log, timings);
     this.epoch = new RedisEpoch(deps.redis, this.keys, this.refresher, deps.log);
-    this.ticketContext = { redis: deps.redis, keys: this.keys, ledger: deps.ledger, clock: deps.clock, log: deps.log, refresher: this.refresher, epoch: this.epoch };
+    this.ticketContext = { redis: deps.redis, keys: this.keys, ledger: deps.ledger, clock: deps.clock, log: deps.log, refresher: this.refresher, epoch: this.epoch, unappliedTtlMs: this.holdTtlMs * 2 };
     deps.bus?.subscribe((event) => {
       if (event.type !== 'account') return;
       this.tiers.forget(event.accountId);
       // A credit changed the balance in MongoDB: drop the mirror so the next request re-reads it.
-      void deps.redis.del(this.keys.balance(event.accountId)).catch(() => undefined);
+      void this.mirrors.invalidateBalance(event.accountId).catch(() => undefined);
     });
   }
 
@@ -106,7 +106,8 @@ export class RedisAdmission implements Admission {
         case 'balance':
           // Refuse only on MongoDB's word: a top-up may not have reached the mirror yet.
           if (resynced || !(await this.mayResync(key.account_id))) throw insufficientCredits(shortfall(reply[1]));
-          await this.resyncBalance(key.account_id);
+          await this.mirrors.invalidateBalance(key.account_id);
+          await this.mirrors.load(['balance'], key.account_id, key._id, at);
           resynced = true;
           break;
       }
@@ -152,17 +153,6 @@ export class RedisAdmission implements Admission {
   private freeModels(allowed: readonly string[] | undefined): string[] {
     const free = (this.deps.catalog?.list() ?? []).filter((m) => m.doc.free_tier).map((m) => m.id);
     return (allowed ? free.filter((id) => allowed.includes(id)) : free).sort();
-  }
-
-  /** Re-reads the balance from MongoDB into the mirror, unless requests are in flight (see RESYNC_BALANCE). */
-  private async resyncBalance(accountId: string): Promise<void> {
-    const account = await this.deps.c.accounts.findOne({ _id: accountId }, { projection: { balance: 1 } });
-    const k = this.keys;
-    await RESYNC_BALANCE.run(
-      this.deps.redis,
-      [k.balance(accountId), k.holds(accountId), k.holdInfo(accountId), k.heldTotal(accountId), k.keyHeld(accountId)],
-      [this.deps.clock().getTime(), (account?.balance ?? 0n).toString(), MIRROR_TTL_MS],
-    );
   }
 
   private async mayResync(accountId: string): Promise<boolean> {

@@ -1,0 +1,72 @@
+import type { MongoClient } from 'mongodb';
+import { dayPeriod, monthPeriod } from '../billing/periods.js';
+import type { Collections } from '../db/collections.js';
+
+/** A mirror the admission script found missing. */
+export type MirrorName = 'balance' | 'lifetime' | 'day' | 'month';
+
+/** MongoDB figures and the charges they contain, read at one point in time. */
+export interface MirrorSnapshot {
+  readonly figures: ReadonlyMap<MirrorName, bigint>;
+  /** Ids of the account's charges since the window start, plus the checked ids that exist. */
+  readonly chargeIds: readonly string[];
+}
+
+/** What to read: the mirrors, whose they are, and which charges to report. */
+export interface SnapshotQuery {
+  readonly names: readonly MirrorName[];
+  readonly accountId: string;
+  readonly keyId: string;
+  /** Decides the day and month spend periods. */
+  readonly at: Date;
+  /** Charges created from here on are listed. */
+  readonly since: Date;
+  /** Further request ids to look up whatever their age. */
+  readonly checkIds: readonly string[];
+}
+
+/**
+ * Reads mirror figures together with the ids of the charges they already contain, in one
+ * snapshot transaction: a charge is either in both the figures and the ids, or in neither.
+ */
+export async function readMirrorSnapshot(client: MongoClient, c: Collections, q: SnapshotQuery): Promise<MirrorSnapshot> {
+  const session = client.startSession();
+  try {
+    // A plain read-only transaction, not withTransaction: no retry loop that could stall
+    // admission for long while MongoDB is unreachable (the caller fails and retries instead).
+    session.startTransaction({ readConcern: { level: 'snapshot' } });
+    const figures = new Map<MirrorName, bigint>();
+    for (const name of q.names) figures.set(name, await readFigure(c, name, q, session));
+    const recent = [{ created_at: { $gte: q.since } }, ...(q.checkIds.length > 0 ? [{ _id: { $in: [...q.checkIds] } }] : [])];
+    const docs = await c.ledger.find({ account_id: q.accountId, kind: 'charge', $or: recent }, { session, projection: { _id: 1 } }).toArray();
+    await session.commitTransaction();
+    return { figures, chargeIds: docs.map((d) => d._id) };
+  } finally {
+    if (session.inTransaction()) await session.abortTransaction().catch(() => undefined);
+    await session.endSession();
+  }
+}
+
+type Session = ReturnType<MongoClient['startSession']>;
+
+async function readFigure(c: Collections, name: MirrorName, q: SnapshotQuery, session: Session): Promise<bigint> {
+  switch (name) {
+    case 'balance': {
+      const account = await c.accounts.findOne({ _id: q.accountId }, { session, projection: { balance: 1 } });
+      return account?.balance ?? 0n;
+    }
+    case 'lifetime': {
+      const key = await c.keys.findOne({ _id: q.keyId }, { session, projection: { spend: 1 } });
+      return key?.spend ?? 0n;
+    }
+    case 'day':
+      return readPeriod(c, `${q.keyId}:${dayPeriod(q.at)}`, session);
+    case 'month':
+      return readPeriod(c, `${q.keyId}:${monthPeriod(q.at)}`, session);
+  }
+}
+
+async function readPeriod(c: Collections, id: string, session: Session): Promise<bigint> {
+  const doc = await c.keySpend.findOne({ _id: id }, { session, projection: { amount: 1 } });
+  return doc?.amount ?? 0n;
+}
