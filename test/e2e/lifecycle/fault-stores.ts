@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { Redis } from 'ioredis';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,6 +9,7 @@ import { provisionMongod } from '../../../scripts/services/provision-mongod.js';
 import { startMongod } from '../../../scripts/services/start-mongod.js';
 import type { RunningService, StartedServices } from '../../../scripts/services/service-types.js';
 import { freePort } from '../../helpers/spawn-web.js';
+import { waitRedisPong } from '../../helpers/wait-redis.js';
 
 /** A redis-server of the test's own that can be killed or frozen (half-open: SIGSTOP). */
 export interface FaultRedis {
@@ -20,24 +20,6 @@ export interface FaultRedis {
   freeze(): void;
   /** Gone for good, whatever state it was in. */
   dispose(): Promise<void>;
-}
-
-async function waitPong(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    probe.on('error', () => undefined);
-    try {
-      await probe.connect();
-      if ((await probe.ping()) === 'PONG') return;
-    } catch {
-      // not up yet
-    } finally {
-      probe.disconnect();
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`redis-server at ${url} did not answer`);
 }
 
 /** Starts a redis-server without persistence on a free port. */
@@ -51,7 +33,7 @@ export async function faultRedis(): Promise<FaultRedis> {
     child.kill('SIGKILL');
     await exited;
   };
-  await waitPong(url, 10_000);
+  await waitRedisPong(url);
   return { url, kill, freeze: () => void child.kill('SIGSTOP'), dispose: kill };
 }
 

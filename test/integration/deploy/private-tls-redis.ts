@@ -3,34 +3,15 @@ import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { createSelfSignedCertificate } from '../../fixtures/documents/self-signed-cert.js';
 import { freePort } from '../../helpers/spawn-web.js';
+import { waitRedisPong } from '../../helpers/wait-redis.js';
 
 /** A redis-server of the test's own that speaks only TLS, with a certificate made for it. */
 export interface PrivateTlsRedis {
   /** `rediss://127.0.0.1:<port>` */
   readonly url: string;
   stop(): Promise<void>;
-}
-
-async function waitPong(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`redis-server with TLS exited (${child.exitCode})`);
-    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, tls: { rejectUnauthorized: false } });
-    probe.on('error', () => undefined);
-    try {
-      await probe.connect();
-      if ((await probe.ping()) === 'PONG') return;
-    } catch {
-      // not up yet
-    } finally {
-      probe.disconnect();
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`redis-server at ${url} did not answer over TLS`);
 }
 
 /**
@@ -57,7 +38,7 @@ export async function privateTlsRedis(): Promise<PrivateTlsRedis> {
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    await waitPong(url, child, 10_000);
+    await waitRedisPong(url, { child, client: { tls: { rejectUnauthorized: false } } });
   } catch (err) {
     await stop();
     throw err;

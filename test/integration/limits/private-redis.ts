@@ -1,31 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { Redis } from 'ioredis';
 import { freePort } from '../../helpers/spawn-web.js';
+import { waitRedisPong } from '../../helpers/wait-redis.js';
 
 /** A redis-server of the test's own, which it may flush, stop and restart at will. */
 export interface PrivateRedis {
   url: string;
   start(): Promise<void>;
   stop(): Promise<void>;
-}
-
-async function waitPong(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    probe.on('error', () => undefined);
-    try {
-      await probe.connect();
-      if ((await probe.ping()) === 'PONG') return;
-    } catch {
-      // not up yet
-    } finally {
-      probe.disconnect();
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`redis-server at ${url} did not answer`);
 }
 
 /** Options of {@link privateRedis}. */
@@ -47,7 +29,7 @@ export async function privateRedis(options: PrivateRedisOptions = {}): Promise<P
     async start() {
       const rdb = options.rdbDir ? ['--dir', options.rdbDir, '--dbfilename', 'dump.rdb'] : [];
       child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...rdb], { stdio: 'ignore' });
-      await waitPong(url, 10_000);
+      await waitRedisPong(url);
     },
     async stop() {
       const running = child;
