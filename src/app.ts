@@ -60,7 +60,9 @@ export function createApp(deps: Deps, extensions: AppExtensions = {}): Koa<Gatew
   app.use(requestId());
   app.use(accessLog(deps.log));
   app.use(metricsMiddleware(deps.metrics));
-  app.use(cors({ origin: '*', exposeHeaders: [...EXPOSED_HEADERS], allowHeaders: ['Authorization', 'Content-Type', 'X-Title', 'HTTP-Referer'], maxAge: 600 }));
+  // No allowHeaders list: the preflight's requested headers are allowed (bearer or x-api-key auth,
+  // SDK telemetry headers such as x-stainless-* or anthropic-version), as there are no cookies.
+  app.use(cors({ origin: '*', exposeHeaders: [...EXPOSED_HEADERS], maxAge: 600 }));
   app.use(errorBoundary(deps.log, { drainBytes: Math.max(4 * deps.config.limits.jsonBodyBytes, MIN_DRAIN_BYTES) }));
   app.use(requireContentType({ multipartPaths: MULTIPART_PATHS }));
   app.use(koaBody({ jsonLimit: deps.config.limits.jsonBodyBytes, jsonStrict: true, multipart: false, urlencoded: false, text: false }));

@@ -46,7 +46,7 @@ export async function admitChat(deps: ChatServiceDeps, key: KeyDoc, requestId: s
   const providerId = model.doc.provider;
   const chat = deps.providers.get(providerId).chat;
   if (chat === undefined) throw new GatewayError('upstream_error', `Provider "${providerId}" cannot serve chat models`);
-  const { estimate, fit } = await estimateChatCostAsync(body, model);
+  const { estimate, fit } = await estimateChatCostAsync(body, model, chat.outputLimit?.(body));
   const ticket = await deps.admission.admit({ requestId, key, model, estimate, fit, stream: body.stream === true });
   let counted: Promise<number> | undefined;
   const promptTokens = (): Promise<number> => (counted ??= countMessageTokensAsync(body.messages));

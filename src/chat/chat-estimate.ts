@@ -21,16 +21,19 @@ export function estimatePromptTokens(messages: readonly ChatMessage[]): number {
   return promptTokenUpperBound(messages);
 }
 
-/** Completion tokens one choice may produce: the request's own limit within the model's. */
-export function completionTokensPerChoice(body: ChatRequestBody, model: CatalogModel): number {
+/**
+ * Completion tokens one choice may produce: the request's own limit within the model's, or the
+ * limit the adapter sends upstream when that is larger (`upstreamLimit`, e.g. a thinking budget).
+ */
+export function completionTokensPerChoice(body: ChatRequestBody, model: CatalogModel, upstreamLimit = 0): number {
   const requested = body.max_completion_tokens ?? body.max_tokens;
   const limit = outputLimit(model);
-  return requested === undefined ? limit : Math.min(requested, limit);
+  return Math.max(requested === undefined ? limit : Math.min(requested, limit), upstreamLimit);
 }
 
 /** Completion tokens of every choice together. */
-export function estimateCompletionTokens(body: ChatRequestBody, model: CatalogModel): number {
-  return completionTokensPerChoice(body, model) * (body.n ?? 1);
+export function estimateCompletionTokens(body: ChatRequestBody, model: CatalogModel, upstreamLimit = 0): number {
+  return completionTokensPerChoice(body, model, upstreamLimit) * (body.n ?? 1);
 }
 
 /** The worst case of a chat request: prompt bound, completion bound and their cost. */
@@ -58,9 +61,9 @@ export function largestAffordableMaxTokens(model: CatalogModel, promptTokens: nu
   return low;
 }
 
-function describeFit(model: CatalogModel, body: ChatRequestBody, promptTokens: number, estimate: Nano, room: Nano): string {
+function describeFit(model: CatalogModel, body: ChatRequestBody, promptTokens: number, completionTokens: number, estimate: Nano, room: Nano): string {
   const choices = body.n ?? 1;
-  const requested = `This request can cost up to $${formatUsd(estimate)} (${promptTokens} prompt tokens at most and ${completionTokensPerChoice(body, model)} max_tokens${choices > 1 ? ` for each of ${choices} choices` : ''}).`;
+  const requested = `This request can cost up to $${formatUsd(estimate)} (${promptTokens} prompt tokens at most and ${completionTokens / choices} max_tokens${choices > 1 ? ` for each of ${choices} choices` : ''}).`;
   const fits = largestAffordableMaxTokens(model, promptTokens, choices, room);
   if (fits === 0) return `${requested} Not even the prompt fits the $${formatUsd(room > 0n ? room : 0n)} left.`;
   return `${requested} At most ${fits} max_tokens fit the $${formatUsd(room)} left; set max_tokens to ${fits} or less.`;
@@ -71,13 +74,16 @@ export function estimateChatCost(body: ChatRequestBody, model: CatalogModel): Ch
   return estimateWithPrompt(body, model, estimatePromptTokens(body.messages));
 }
 
-/** Like `estimateChatCost`, yielding to the event loop while bounding a long prompt. */
-export async function estimateChatCostAsync(body: ChatRequestBody, model: CatalogModel): Promise<ChatEstimate> {
-  return estimateWithPrompt(body, model, await promptTokenUpperBoundAsync(body.messages));
+/**
+ * Like `estimateChatCost`, yielding to the event loop while bounding a long prompt; `upstreamLimit`
+ * is the adapter's own output limit for the body when it sends a larger one than the client's.
+ */
+export async function estimateChatCostAsync(body: ChatRequestBody, model: CatalogModel, upstreamLimit = 0): Promise<ChatEstimate> {
+  return estimateWithPrompt(body, model, await promptTokenUpperBoundAsync(body.messages), upstreamLimit);
 }
 
-function estimateWithPrompt(body: ChatRequestBody, model: CatalogModel, promptTokens: number): ChatEstimate {
-  const completionTokens = estimateCompletionTokens(body, model);
+function estimateWithPrompt(body: ChatRequestBody, model: CatalogModel, promptTokens: number, upstreamLimit = 0): ChatEstimate {
+  const completionTokens = estimateCompletionTokens(body, model, upstreamLimit);
   const estimate = costOf(model, { prompt: promptTokens, completion: completionTokens });
-  return { promptTokens, completionTokens, estimate, fit: (room) => describeFit(model, body, promptTokens, estimate, room) };
+  return { promptTokens, completionTokens, estimate, fit: (room) => describeFit(model, body, promptTokens, completionTokens, estimate, room) };
 }

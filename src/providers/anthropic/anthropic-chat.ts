@@ -2,7 +2,7 @@ import type { ChatCall, ChatCapability, ChatResult, ChatStreamEvent } from '../c
 import { readReasoning, streamEventWithoutReasoning, withoutReasoning } from '../chat/reasoning-options.js';
 import type { UpstreamClient } from '../http/upstream-client.js';
 import { decodeSse } from '../sse/sse-decoder.js';
-import { toAnthropicRequest } from './anthropic-request.js';
+import { anthropicMaxTokens, toAnthropicRequest } from './anthropic-request.js';
 import { fromAnthropicResponse } from './anthropic-response.js';
 import { mapAnthropicStream } from './anthropic-stream.js';
 
@@ -49,5 +49,6 @@ export function createAnthropicChat(options: AnthropicChatOptions): ChatCapabili
     }
   }
 
-  return { complete, stream };
+  // A thinking budget raises the upstream's max_tokens above the client's: holds must cover it.
+  return { complete, stream, outputLimit: anthropicMaxTokens };
 }

@@ -77,6 +77,24 @@ function sampling(body: ChatRequestBody, thinking: boolean): JsonRecord {
   return out;
 }
 
+function toolChoiceOf(body: ChatRequestBody): JsonRecord | undefined {
+  const hasTools = body.tools !== undefined && body.tools.length > 0;
+  return hasTools ? toolChoice(body.tool_choice, body.parallel_tool_calls) : undefined;
+}
+
+/** The thinking budget sent upstream; a forced tool call wins over reasoning (Anthropic allows thinking only with auto/none). */
+function thinkingBudgetOf(body: ChatRequestBody, choice: JsonRecord | undefined): number | undefined {
+  const forcesTool = choice?.type === 'any' || choice?.type === 'tool';
+  return forcesTool ? undefined : thinkingBudget(body);
+}
+
+/** Anthropic's `max_tokens` for a body: the answer budget, raised above the thinking budget by it. */
+export function anthropicMaxTokens(body: ChatRequestBody): number {
+  const answerBudget = body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_MAX_TOKENS;
+  const budget = thinkingBudgetOf(body, toolChoiceOf(body));
+  return budget === undefined || answerBudget > budget ? answerBudget : budget + answerBudget;
+}
+
 /**
  * Builds a Messages API request from an OpenAI chat request. `max_completion_tokens` (then
  * `max_tokens`, then 4096) sets the answer budget; with thinking on, `max_tokens` is raised
@@ -87,22 +105,18 @@ export function toAnthropicRequest(body: ChatRequestBody, upstreamModel: string,
     throw new GatewayError('invalid_request', 'This model supports only n = 1', { param: 'n' });
   }
   const conversation = toAnthropicConversation(body.messages);
-  const answerBudget = body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_MAX_TOKENS;
-  const hasTools = body.tools !== undefined && body.tools.length > 0;
-  const choice = hasTools ? toolChoice(body.tool_choice, body.parallel_tool_calls) : undefined;
-  // Thinking only works with tool_choice auto/none; a forced tool call wins over reasoning.
-  const forcesTool = choice?.type === 'any' || choice?.type === 'tool';
-  const budget = forcesTool ? undefined : thinkingBudget(body);
+  const choice = toolChoiceOf(body);
+  const budget = thinkingBudgetOf(body, choice);
   const out: JsonRecord = {
     model: upstreamModel,
     messages: conversation.messages,
-    max_tokens: budget === undefined || answerBudget > budget ? answerBudget : budget + answerBudget,
+    max_tokens: anthropicMaxTokens(body),
     ...sampling(body, budget !== undefined),
   };
   const system = [conversation.system, jsonInstruction(body.response_format)].filter((s) => s !== undefined);
   if (system.length > 0) out.system = system.join('\n\n');
   if (budget !== undefined) out.thinking = { type: 'enabled', budget_tokens: budget };
-  if (hasTools && body.tools !== undefined) out.tools = tools(body.tools);
+  if (body.tools !== undefined && body.tools.length > 0) out.tools = tools(body.tools);
   if (choice !== undefined) out.tool_choice = choice;
   if (stream) out.stream = true;
   return out;

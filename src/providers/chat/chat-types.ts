@@ -125,6 +125,11 @@ export interface ChatCall {
 
 /** The chat capability of a provider. */
 export interface ChatCapability {
+  /**
+   * Output tokens the upstream may produce for this body when the adapter sends it a larger limit
+   * than the client asked for (e.g. a thinking budget on top of the answer), so the hold covers it.
+   */
+  outputLimit?(body: ChatRequestBody): number;
   complete(call: ChatCall): Promise<ChatResult>;
   /** Lazily starts the upstream call; throws GatewayError before the first item on failure. */
   stream(call: ChatCall): AsyncIterable<ChatStreamEvent>;

@@ -54,10 +54,12 @@ describe('bad input', () => {
 
     const preflight = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+      headers: { origin: 'https://example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key,anthropic-version,content-type,x-stainless-os' },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    // Browser SDKs (Anthropic's x-api-key, OpenAI's x-stainless-*) pass the preflight.
+    expect(preflight.headers.get('access-control-allow-headers')).toBe('x-api-key,anthropic-version,content-type,x-stainless-os');
     expect(preflight.headers.get('x-service-request-id')).toMatch(/^req_/);
   });
 

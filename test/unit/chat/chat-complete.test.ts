@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { completeChat } from '../../../src/chat/chat-complete.js';
-import { estimateChatCost } from '../../../src/chat/chat-estimate.js';
+import { estimateChatCost, estimateChatCostAsync } from '../../../src/chat/chat-estimate.js';
+import { promptTokenUpperBoundAsync } from '../../../src/billing/token-count-async.js';
+import { anthropicMaxTokens } from '../../../src/providers/anthropic/anthropic-request.js';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { countMessageTokens } from '../../../src/billing/tokenizer.js';
 import type { ChatCapability, ChatResult } from '../../../src/providers/chat/chat-types.js';
@@ -71,6 +73,22 @@ describe('estimateChatCost', () => {
     const prompt = countMessageTokens(messages);
     const { estimate } = estimateChatCost({ model: 'm', messages }, testModel({ context_length: 500 }));
     expect(estimate).toBe(BigInt(prompt) * 1000n + 500n * 2000n);
+  });
+
+  it('holds the max_output_tokens of the catalog entry before its context length', () => {
+    const prompt = countMessageTokens(messages);
+    const { estimate } = estimateChatCost({ model: 'm', messages }, testModel({ context_length: 500, max_output_tokens: 50 }));
+    expect(estimate).toBe(BigInt(prompt) * 1000n + 50n * 2000n);
+  });
+
+  it('holds what an adapter sends upstream when that exceeds max_tokens (thinking budget + answer)', async () => {
+    const body = { model: 'm', messages, max_tokens: 100, reasoning: { max_tokens: 2048 } };
+    const upstream = anthropicMaxTokens(body);
+    expect(upstream).toBe(2148);
+    const prompt = await promptTokenUpperBoundAsync(messages);
+    const { estimate, completionTokens } = await estimateChatCostAsync(body, testModel({ context_length: 10_000 }), upstream);
+    expect(completionTokens).toBe(2148);
+    expect(estimate).toBe(BigInt(prompt) * 1000n + 2148n * 2000n);
   });
 
   it('says the largest max_tokens that fits a room', () => {
