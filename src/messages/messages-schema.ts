@@ -33,11 +33,18 @@ const message = z.looseObject({
 /** A request message as parsed. */
 export type MessagesMessage = z.output<typeof message>;
 
-const tool = z.looseObject({
+const customTool = z.looseObject({
+  type: z.literal('custom').optional(),
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must match ^[a-zA-Z0-9_-]{1,64}$'),
   description: z.string().optional(),
   input_schema: jsonObject,
 });
+/** A tool the vendor runs itself (`web_search_20250305`, …): only a relayed request can use it. */
+const serverTool = z.looseObject({
+  type: z.string().min(1).refine((type) => type !== 'custom', 'a custom tool needs input_schema'),
+  name: z.string().min(1),
+});
+const tool = z.union([customTool, serverTool]);
 
 const toolChoice = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('auto') }),

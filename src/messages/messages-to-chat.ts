@@ -53,6 +53,18 @@ function toolChoice(choice: MessagesRequest['tool_choice']): unknown {
   return choice.type;
 }
 
+type CustomTool = Extract<NonNullable<MessagesRequest['tools']>[number], { input_schema: unknown }>;
+
+/** The request's own tools (with an input schema), which map to functions. */
+export function customTools(request: MessagesRequest): CustomTool[] {
+  return (request.tools ?? []).filter((t): t is CustomTool => 'input_schema' in t && t.input_schema !== undefined);
+}
+
+/** True when the request names tools the vendor runs (web search, code execution, …). */
+export function hasServerTools(request: MessagesRequest): boolean {
+  return customTools(request).length < (request.tools?.length ?? 0);
+}
+
 /**
  * Maps a Messages request to the chat request the chat service admits and runs. `max_tokens`
  * stays the hold's bound; a thinking budget becomes the reasoning token budget.
@@ -65,8 +77,9 @@ export function messagesToChat(request: MessagesRequest): Record<string, unknown
     max_tokens: request.max_tokens,
     stream: request.stream === true,
   };
-  if (request.tools?.length) {
-    body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.input_schema } }));
+  const functions = customTools(request);
+  if (functions.length > 0) {
+    body.tools = functions.map((t) => ({ type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.input_schema } }));
   }
   const choice = toolChoice(request.tool_choice);
   if (choice !== undefined && body.tools !== undefined) body.tool_choice = choice;

@@ -1,0 +1,155 @@
+import Anthropic, { APIError } from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAKE_REDACTED, FAKE_SIGNATURE } from '../../fixtures/upstreams/fake-anthropic.js';
+import { chargedFor, nanoOf, startFrontGateway, type FrontGateway } from './front-gateway.js';
+
+/** Usage as Farebox sends it: Anthropic's type plus `cost`. */
+type CostedUsage = Anthropic.Usage & { cost: number };
+
+const UPSTREAM_MODEL = 'claude-sonnet-4-20250514';
+
+let gw: FrontGateway;
+let client: Anthropic;
+
+beforeAll(async () => {
+  gw = await startFrontGateway();
+  client = new Anthropic({ apiKey: gw.funded.raw, baseURL: gw.web.url, maxRetries: 0 });
+}, 180_000);
+afterAll(async () => gw?.close());
+
+/** A request using what a translation would lose: signatures, redacted thinking, cache control, server tools. */
+function richRequest(user: string): Anthropic.MessageCreateParamsNonStreaming {
+  // top_k is Anthropic's, though this SDK's types leave it out.
+  const params: Anthropic.MessageCreateParamsNonStreaming & { top_k: number } = {
+    model: 'fake/claude',
+    max_tokens: 400,
+    thinking: { type: 'enabled', budget_tokens: 200 },
+    system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }],
+    metadata: { user_id: user },
+    top_k: 5,
+    stop_sequences: ['END'],
+    tools: [
+      { name: 'get_weather', description: 'Weather by city', input_schema: { type: 'object', properties: { location: { type: 'string' } } }, cache_control: { type: 'ephemeral' } },
+      { type: 'web_search_20250305', name: 'web_search', max_uses: 1 },
+    ],
+    tool_choice: { type: 'none' },
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: 'first question', cache_control: { type: 'ephemeral' } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'earlier thought', signature: 'sig_from_earlier_turn' },
+          { type: 'redacted_thinking', data: 'opaque_earlier' },
+          { type: 'text', text: 'earlier answer' },
+        ],
+      },
+      { role: 'user', content: 'second question' },
+    ],
+  };
+  return params;
+}
+
+/** The body the fake Anthropic upstream received for the request tagged with `user`. */
+function seenUpstream(user: string): unknown {
+  const seen = gw.upstreams.anthropic.requests.filter((r) => (r.body as { metadata?: { user_id?: string } }).metadata?.user_id === user);
+  expect(seen).toHaveLength(1);
+  return seen[0]?.body;
+}
+
+async function ledgerEntry(requestId: string) {
+  for (let i = 0; i < 100; i++) {
+    const entry = await gw.setup.deps.c.ledger.findOne({ _id: requestId });
+    if (entry !== null) return entry;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no ledger entry for ${requestId}`);
+}
+
+describe('POST /v1/messages on an Anthropic-kind provider is relayed without translation', () => {
+  it('messages.create: the upstream sees the client body (but model), the client gets the upstream message (but model and cost)', async () => {
+    const params = richRequest('relay-create');
+    const { data, response } = await client.messages.create(params).withResponse();
+    expect(seenUpstream('relay-create')).toEqual({ ...params, model: UPSTREAM_MODEL });
+    expect(data.model).toBe('fake/claude');
+    expect(data.content).toEqual([
+      { type: 'thinking', thinking: 'Let me think about this.', signature: FAKE_SIGNATURE },
+      { type: 'redacted_thinking', data: FAKE_REDACTED },
+      { type: 'text', text: 'Hello from the fake Claude.' },
+    ]);
+    const usage = data.usage as CostedUsage;
+    expect(usage).toMatchObject({ input_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 5, output_tokens: 9 });
+    const requestId = response.headers.get('x-service-request-id') ?? '';
+    const entry = await ledgerEntry(requestId);
+    expect(entry.units).toEqual({ prompt: 25, completion: 9 });
+    expect(entry.cost).toBe(nanoOf(usage.cost));
+    // $0.000001 a prompt token, $0.000002 a completion token.
+    expect(entry.cost).toBe(25n * 1000n + 9n * 2000n);
+  });
+
+  it('messages.stream: signature_delta and redacted_thinking arrive unchanged; message_delta carries the ledger cost', async () => {
+    const params = richRequest('relay-stream');
+    const stream = client.messages.stream(params);
+    const events: Anthropic.RawMessageStreamEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const final = await stream.finalMessage();
+    expect(seenUpstream('relay-stream')).toEqual({ ...params, model: UPSTREAM_MODEL, stream: true });
+    const signatures = events.flatMap((e) => (e.type === 'content_block_delta' && e.delta.type === 'signature_delta' ? [e.delta.signature] : []));
+    expect(signatures).toEqual([FAKE_SIGNATURE]);
+    const redacted = events.flatMap((e) => (e.type === 'content_block_start' && e.content_block.type === 'redacted_thinking' ? [e.content_block] : []));
+    expect(redacted).toEqual([{ type: 'redacted_thinking', data: FAKE_REDACTED }]);
+    expect(events.map((e) => e.type).at(0)).toBe('message_start');
+    expect(events.map((e) => e.type).slice(-2)).toEqual(['message_delta', 'message_stop']);
+    expect(final.model).toBe('fake/claude');
+    expect(final.content.map((b) => b.type)).toEqual(['thinking', 'redacted_thinking', 'text']);
+    expect(final.content[0]).toMatchObject({ signature: FAKE_SIGNATURE });
+    const delta = events.find((e) => e.type === 'message_delta');
+    if (delta?.type !== 'message_delta') throw new Error('expected message_delta');
+    const cost = (delta.usage as unknown as CostedUsage).cost;
+    const entry = await ledgerEntry(stream.request_id ?? '');
+    expect(entry.units).toEqual({ prompt: 25, completion: 9 });
+    expect(entry.cost).toBe(nanoOf(cost));
+  });
+
+  it('a client that leaves mid-stream is charged once, for the prompt and what was produced', async () => {
+    // message_start, ping, the text block's start and its first delta; then the upstream stalls.
+    gw.upstreams.anthropic.setScenario({ type: 'stall-stream', afterFrames: 4 });
+    try {
+      const controller = new AbortController();
+      const res = await fetch(`${gw.web.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': gw.funded.raw, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'fake/claude', max_tokens: 200, stream: true, metadata: { user_id: 'relay-abort' }, messages: [{ role: 'user', content: 'leave early' }] }),
+        signal: controller.signal,
+      });
+      expect(res.status).toBe(200);
+      const requestId = res.headers.get('x-service-request-id') ?? '';
+      const reader = res.body!.getReader();
+      const decoder = new TextDecoder();
+      let seen = '';
+      while (!seen.includes('text_delta')) {
+        const step = await reader.read();
+        if (step.done) throw new Error(`stream ended before any text: ${seen}`);
+        seen += decoder.decode(step.value);
+      }
+      controller.abort();
+      const entry = await ledgerEntry(requestId);
+      expect(entry.kind).toBe('charge');
+      // The prompt as the upstream counted it at message_start; the text relayed so far, counted.
+      expect(entry.units?.prompt).toBe(25);
+      expect(entry.units?.completion).toBeGreaterThanOrEqual(1);
+      expect(entry.cost).toBe(25n * 1000n + BigInt(entry.units?.completion ?? 0) * 2000n);
+      expect(await gw.setup.deps.c.ledger.countDocuments({ _id: requestId })).toBe(1);
+      expect(await chargedFor(gw, requestId)).toBe(entry.cost);
+    } finally {
+      gw.upstreams.anthropic.setScenario({ type: 'normal' });
+    }
+  });
+
+  it('refuses server tools with 400 on a model whose provider cannot run them', async () => {
+    const error = await client.messages
+      .create({ model: 'local/echo', max_tokens: 50, tools: [{ type: 'web_search_20250305', name: 'web_search' }], messages: [{ role: 'user', content: 'search' }] })
+      .then(() => undefined, (err: unknown) => err);
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((error as APIError).error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', param: 'tools' } });
+  });
+});
