@@ -145,6 +145,64 @@ describe('POST /v1/messages on an Anthropic-kind provider is relayed without tra
     }
   });
 
+  it('under concurrency the costs clients saw on relayed requests sum to the ledger charges exactly', async () => {
+    const accountId = await gw.admin.createAccount();
+    await gw.admin.topup(accountId, 1);
+    const an = new Anthropic({ apiKey: (await gw.admin.mintKey(accountId)).raw, baseURL: gw.web.url, maxRetries: 0 });
+    const runs = Array.from({ length: 16 }, async (_, i): Promise<number> => {
+      const params = { model: 'fake/claude', max_tokens: 100, messages: [{ role: 'user' as const, content: `concurrent ${i}` }] };
+      if (i % 2 === 0) return ((await an.messages.create(params)).usage as CostedUsage).cost;
+      // The SDK's accumulated final message keeps only Anthropic's usage fields: read the event.
+      let cost = 0;
+      for await (const event of an.messages.stream(params)) if (event.type === 'message_delta') cost = (event.usage as unknown as CostedUsage).cost;
+      return cost;
+    });
+    const costs = await Promise.all(runs);
+    expect(costs.every((c) => c > 0)).toBe(true);
+    const charges = await gw.setup.deps.c.ledger.find({ account_id: accountId, kind: 'charge' }).toArray();
+    expect(charges).toHaveLength(16);
+    expect(charges.reduce((t, e) => t + e.cost, 0n)).toBe(costs.reduce((t, c) => t + nanoOf(c), 0n));
+  });
+
+  it("relays the upstream's in-stream error event unchanged and bills what was produced once", async () => {
+    // message_start, ping, the text block's start and its first delta; then Anthropic's error event.
+    gw.upstreams.anthropic.setScenario({ type: 'stream-error', afterFrames: 4 });
+    try {
+      const { data: stream, response } = await client.messages
+        .create({ model: 'fake/claude', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'fail midway' }] })
+        .withResponse();
+      const events: Anthropic.RawMessageStreamEvent[] = [];
+      const thrown = await (async () => {
+        for await (const event of stream) events.push(event);
+      })().then(() => undefined, (err: unknown) => err);
+      expect(thrown).toBeInstanceOf(APIError);
+      expect((thrown as APIError).error).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+      expect(events.filter((e) => e.type === 'content_block_delta')).toHaveLength(1);
+      const requestId = response.headers.get('x-service-request-id') ?? '';
+      const entry = await ledgerEntry(requestId);
+      expect(entry.units?.prompt).toBe(25);
+      expect(await gw.setup.deps.c.ledger.countDocuments({ _id: requestId })).toBe(1);
+    } finally {
+      gw.upstreams.anthropic.setScenario({ type: 'normal' });
+    }
+  });
+
+  it('answers an upstream refusal before the stream in Anthropic\'s error shape, holding nothing', async () => {
+    gw.upstreams.anthropic.setScenario({ type: 'error', status: 529, body: JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }) });
+    try {
+      const error = await client.messages
+        .create({ model: 'fake/claude', max_tokens: 100, messages: [{ role: 'user', content: 'refused' }] })
+        .then(() => undefined, (err: unknown) => err);
+      expect(error).toBeInstanceOf(APIError);
+      expect((error as APIError).status).toBeGreaterThanOrEqual(500);
+      expect((error as APIError).error).toMatchObject({ type: 'error', error: { type: expect.any(String), message: expect.any(String) } });
+      const key = await gw.setup.deps.keyAuth.authenticate(gw.funded.raw);
+      expect((await gw.setup.deps.admission.liveUsage(key)).heldUsd).toBe(0n);
+    } finally {
+      gw.upstreams.anthropic.setScenario({ type: 'normal' });
+    }
+  });
+
   it('refuses server tools with 400 on a model whose provider cannot run them', async () => {
     const error = await client.messages
       .create({ model: 'local/echo', max_tokens: 50, tools: [{ type: 'web_search_20250305', name: 'web_search' }], messages: [{ role: 'user', content: 'search' }] })
