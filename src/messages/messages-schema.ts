@@ -21,10 +21,30 @@ const toolResultBlock = z.looseObject({
 const thinkingBlock = z.looseObject({ type: z.literal('thinking'), thinking: z.string() });
 const redactedThinkingBlock = z.looseObject({ type: z.literal('redacted_thinking') });
 
-/** A content block of a request message. */
-export const contentBlockSchema = z.discriminatedUnion('type', [textBlock, imageBlock, toolUseBlock, toolResultBlock, thinkingBlock, redactedThinkingBlock]);
-/** A content block as parsed. */
-export type ContentBlock = z.output<typeof contentBlockSchema>;
+const translatedBlock = z.discriminatedUnion('type', [textBlock, imageBlock, toolUseBlock, toolResultBlock, thinkingBlock, redactedThinkingBlock]);
+
+/** Block types the mapping to a chat request understands. */
+export const TRANSLATED_BLOCK_TYPES: ReadonlySet<string> = new Set(['text', 'image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking']);
+
+/** Any other block (document, search_result, server_tool_use, …): only a relayed request carries it. */
+const otherBlock = z.looseObject({ type: z.string().min(1) });
+type OtherBlock = z.output<typeof otherBlock>;
+
+/**
+ * A content block of a request message: a block of a type the chat mapping knows must be
+ * well formed (its own problem is reported, not a union's); any other type passes as is.
+ */
+export const contentBlockSchema = otherBlock.transform((block, ctx): z.output<typeof translatedBlock> | OtherBlock => {
+  if (!TRANSLATED_BLOCK_TYPES.has(block.type)) return block;
+  const parsed = translatedBlock.safeParse(block);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.issues.push({ code: 'custom', message: issue.message, path: issue.path, input: block });
+  return z.NEVER;
+});
+/** A content block the mapping to chat understands, as parsed. */
+export type ContentBlock = z.output<typeof translatedBlock>;
+/** Any content block, as parsed. */
+export type AnyContentBlock = z.output<typeof contentBlockSchema>;
 
 const message = z.looseObject({
   role: z.enum(['user', 'assistant']),

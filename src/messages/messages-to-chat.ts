@@ -1,5 +1,5 @@
 import type { ChatMessage, ContentPart, ToolCall } from '../providers/chat/chat-types.js';
-import type { ContentBlock, MessagesMessage, MessagesRequest } from './messages-schema.js';
+import { TRANSLATED_BLOCK_TYPES, type AnyContentBlock, type ContentBlock, type MessagesMessage, type MessagesRequest } from './messages-schema.js';
 
 function imagePart(block: Extract<ContentBlock, { type: 'image' }>): ContentPart {
   const source = block.source;
@@ -38,12 +38,32 @@ function assistantMessage(blocks: readonly ContentBlock[]): ChatMessage {
   return message;
 }
 
-/** Maps Anthropic messages to chat messages, in order. */
+function isTranslated(block: AnyContentBlock): block is ContentBlock {
+  return TRANSLATED_BLOCK_TYPES.has(block.type);
+}
+
+/** Maps Anthropic messages to chat messages, in order; blocks chat has no form for are left out. */
 export function messagesToChatMessages(messages: readonly MessagesMessage[]): ChatMessage[] {
   return messages.flatMap((m): ChatMessage[] => {
     if (typeof m.content === 'string') return [{ role: m.role, content: m.content }];
-    return m.role === 'user' ? userMessages(m.content) : [assistantMessage(m.content)];
+    const blocks = m.content.filter(isTranslated);
+    return m.role === 'user' ? userMessages(blocks) : [assistantMessage(blocks)];
   });
+}
+
+/**
+ * Where the request uses what only a provider speaking the Messages API can serve (server
+ * tools; document, search_result, server_tool_use … blocks), as a parameter path; undefined
+ * when the whole request translates to chat.
+ */
+export function untranslatableParam(request: MessagesRequest): string | undefined {
+  if (hasServerTools(request)) return 'tools';
+  for (const [i, message] of request.messages.entries()) {
+    if (typeof message.content === 'string') continue;
+    const j = message.content.findIndex((block) => !isTranslated(block));
+    if (j >= 0) return `messages.${i}.content.${j}`;
+  }
+  return undefined;
 }
 
 function toolChoice(choice: MessagesRequest['tool_choice']): unknown {

@@ -34,7 +34,13 @@ function richRequest(user: string): Anthropic.MessageCreateParamsNonStreaming {
     ],
     tool_choice: { type: 'none' },
     messages: [
-      { role: 'user', content: [{ type: 'text', text: 'first question', cache_control: { type: 'ephemeral' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'The sky is blue.' }, title: 'Sky', citations: { enabled: true } },
+          { type: 'text', text: 'first question', cache_control: { type: 'ephemeral' } },
+        ],
+      },
       {
         role: 'assistant',
         content: [
@@ -203,11 +209,18 @@ describe('POST /v1/messages on an Anthropic-kind provider is relayed without tra
     }
   });
 
-  it('refuses server tools with 400 on a model whose provider cannot run them', async () => {
+  it('refuses server tools and documents with 400 on a model whose provider cannot serve them, holding nothing', async () => {
     const error = await client.messages
       .create({ model: 'local/echo', max_tokens: 50, tools: [{ type: 'web_search_20250305', name: 'web_search' }], messages: [{ role: 'user', content: 'search' }] })
       .then(() => undefined, (err: unknown) => err);
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
     expect((error as APIError).error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', param: 'tools' } });
+    const document = { type: 'document' as const, source: { type: 'text' as const, media_type: 'text/plain' as const, data: 'x' } };
+    const refused = await client.messages
+      .create({ model: 'local/echo', max_tokens: 50, messages: [{ role: 'user', content: [{ type: 'text', text: 'read' }, document] }] })
+      .then(() => undefined, (err: unknown) => err);
+    expect((refused as APIError).error).toMatchObject({ error: { type: 'invalid_request_error', param: 'messages.0.content.1' } });
+    const key = await gw.setup.deps.keyAuth.authenticate(gw.funded.raw);
+    expect((await gw.setup.deps.admission.liveUsage(key)).heldUsd).toBe(0n);
   });
 });

@@ -8,7 +8,7 @@ import { messagesRequestSchema } from '../../../messages/messages-schema.js';
 import { MessagesStreamTranslator } from '../../../messages/messages-stream.js';
 import { completeRelayed } from '../../../messages/messages-relay.js';
 import { streamRelayed } from '../../../messages/messages-relay-stream.js';
-import { hasServerTools, messagesToChat } from '../../../messages/messages-to-chat.js';
+import { messagesToChat, untranslatableParam } from '../../../messages/messages-to-chat.js';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import type { JsonRecord } from '../../../providers/http/narrow.js';
 import { authenticate } from '../../middleware/authenticate.js';
@@ -31,9 +31,10 @@ export function messagesRoutes(deps: ChatRouteDeps): Router<GatewayState> {
     const request = validate(messagesRequestSchema, ctx.request.body);
     const admitted = await admitChat(deps, requireKey(ctx), ctx.state.requestId, messagesToChat(request));
     const relay = deps.providers.get(admitted.providerId).messages;
-    if (relay === undefined && hasServerTools(request)) {
+    const untranslatable = relay === undefined ? untranslatableParam(request) : undefined;
+    if (untranslatable !== undefined) {
       await admitted.ticket.release();
-      throw new GatewayError('invalid_request', 'Server tools need a model whose provider speaks the Messages API natively', { param: 'tools' });
+      throw new GatewayError('invalid_request', `${untranslatable} needs a model whose provider speaks the Messages API natively (server tools, documents, search results)`, { param: untranslatable });
     }
     const id = messageId(admitted.requestId);
     const client = abortOnClose(ctx.res);
