@@ -14,11 +14,15 @@ export interface RelayedRequest {
   readonly relay: MessagesCapability;
   /** The client's request body as it arrived. */
   readonly body: Readonly<JsonRecord>;
+  /** The client's `anthropic-beta` header, if it sent one. */
+  readonly beta?: string;
 }
 
 /** The relay call of a request: the client's body, with the catalog's upstream model. */
 export function relayCall(request: RelayedRequest, signal: AbortSignal): MessagesRelayCall {
-  return { upstreamModel: request.admitted.model.doc.upstream_model, body: request.body, signal };
+  const call: MessagesRelayCall = { upstreamModel: request.admitted.model.doc.upstream_model, body: request.body, signal };
+  if (request.beta !== undefined) call.beta = request.beta;
+  return call;
 }
 
 /**

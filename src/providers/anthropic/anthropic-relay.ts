@@ -39,9 +39,13 @@ export function createAnthropicRelay(options: AnthropicChatOptions): MessagesCap
   const url = anthropicEndpoint(options.baseUrl);
   // `stream` is the client's own field: the caller picks `complete` or `stream` from it.
   const bodyOf = (call: MessagesRelayCall): string => JSON.stringify({ ...call.body, model: call.upstreamModel });
+  const headersOf = (call: MessagesRelayCall, stream: boolean): Record<string, string> => ({
+    ...anthropicHeaders(options.apiKey, stream),
+    ...(call.beta !== undefined ? { 'anthropic-beta': call.beta } : {}),
+  });
 
   async function complete(call: MessagesRelayCall): Promise<RelayedMessage> {
-    const response = await options.client.json({ url, headers: anthropicHeaders(options.apiKey, false), body: bodyOf(call), signal: call.signal });
+    const response = await options.client.json({ url, headers: headersOf(call, false), body: bodyOf(call), signal: call.signal });
     if (!isRecord(response.body) || !Array.isArray(response.body.content)) {
       throw new GatewayError('upstream_error', 'The upstream provider answered without content');
     }
@@ -49,7 +53,7 @@ export function createAnthropicRelay(options: AnthropicChatOptions): MessagesCap
   }
 
   async function* stream(call: MessagesRelayCall): AsyncGenerator<RelayedEvent> {
-    const response = await options.client.request({ url, headers: anthropicHeaders(options.apiKey, true), body: bodyOf(call), signal: call.signal });
+    const response = await options.client.request({ url, headers: headersOf(call, true), body: bodyOf(call), signal: call.signal });
     let counts: RelayedCounts = {};
     for await (const sse of decodeSse(response.body)) {
       const data = parseSseJson(sse.data);

@@ -19,6 +19,8 @@ export interface MessagesRelayCall {
   upstreamModel: string;
   /** The client's request body, sent unchanged but for `model`; `stream` says which call to make. */
   body: Readonly<JsonRecord>;
+  /** The client's `anthropic-beta` header (features it opted into), passed on when present. */
+  beta?: string;
   signal: AbortSignal;
 }
 

@@ -74,8 +74,13 @@ async function ledgerEntry(requestId: string) {
 describe('POST /v1/messages on an Anthropic-kind provider is relayed without translation', () => {
   it('messages.create: the upstream sees the client body (but model), the client gets the upstream message (but model and cost)', async () => {
     const params = richRequest('relay-create');
-    const { data, response } = await client.messages.create(params).withResponse();
+    const beta = 'interleaved-thinking-2025-05-14';
+    const { data, response } = await client.messages.create(params, { headers: { 'anthropic-beta': beta } }).withResponse();
     expect(seenUpstream('relay-create')).toEqual({ ...params, model: UPSTREAM_MODEL });
+    const seen = gw.upstreams.anthropic.requests.find((r) => (r.body as { metadata?: { user_id?: string } }).metadata?.user_id === 'relay-create');
+    expect(seen?.headers['anthropic-beta']).toBe(beta);
+    // The gateway's own upstream key goes up, never the client's.
+    expect(seen?.headers['x-api-key']).not.toBe(gw.funded.raw);
     expect(data.model).toBe('fake/claude');
     expect(data.content).toEqual([
       { type: 'thinking', thinking: 'Let me think about this.', signature: FAKE_SIGNATURE },

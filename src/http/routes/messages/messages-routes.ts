@@ -41,7 +41,8 @@ export function messagesRoutes(deps: ChatRouteDeps): Router<GatewayState> {
     try {
       if (relay !== undefined) {
         // The body as the client sent it (validated above), not the parsed copy.
-        const relayed = { admitted, relay, body: ctx.request.body as JsonRecord };
+        const beta = ctx.get('anthropic-beta');
+        const relayed = { admitted, relay, body: ctx.request.body as JsonRecord, ...(beta !== '' ? { beta } : {}) };
         if (request.stream === true) await streamRelayed(deps, relayed, ctx, client.signal);
         else ctx.body = await completeRelayed(deps, relayed, client.signal);
       } else if (request.stream === true) {
