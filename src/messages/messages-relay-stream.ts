@@ -1,7 +1,7 @@
 import type { ChatServiceDeps } from '../chat/chat-service-deps.js';
 import { ChatSettlement } from '../chat/chat-settlement.js';
 import { classifyError } from '../errors/classify-error.js';
-import { toGatewayError, type GatewayError } from '../errors/gateway-error.js';
+import { GatewayError, toGatewayError } from '../errors/gateway-error.js';
 import { serializeError } from '../errors/serialize.js';
 import { namedFrame } from '../fronts/event-stream-sink.js';
 import { SseWriter } from '../http/sse/sse-writer.js';
@@ -19,6 +19,8 @@ interface RelayState {
   failure: GatewayError | undefined;
   /** A charge was made (or tried): the settlement answers every later call with it. */
   charged: boolean;
+  /** The upstream ended its stream itself (`message_stop`, or its own `error` event). */
+  ended: boolean;
 }
 
 function errorEvent(err: GatewayError): JsonRecord {
@@ -68,7 +70,7 @@ export async function streamRelayed(deps: ChatServiceDeps, request: RelayedReque
   ctx.status = 200;
   ctx.respond = false;
   writer.open(200, { 'x-request-id': ctx.state.requestId, 'request-id': ctx.state.requestId });
-  const state: RelayState = { counts: {}, produced: [], failure: undefined, charged: false };
+  const state: RelayState = { counts: {}, produced: [], failure: undefined, charged: false, ended: false };
   try {
     await relay(deps, request, settlement, first, iterator, writer, state);
     if (!state.charged) {
@@ -100,7 +102,9 @@ async function relay(
       let out = withCatalogModel(data, request.admitted.model.id);
       if (data.type === 'message_delta') out = await withCharge(deps, request, settlement, state, data);
       await writer.write(frame(out));
+      if (data.type === 'message_stop' || data.type === 'error') state.ended = true;
     }
+    if (!state.ended && !writer.closed) state.failure = new GatewayError('upstream_error', 'The upstream provider ended the stream before message_stop');
   } catch (err) {
     // After a client disconnect the upstream was aborted on purpose: not a failure to report.
     if (!writer.closed) state.failure = toGatewayError(err);

@@ -198,6 +198,27 @@ describe('POST /v1/messages on an Anthropic-kind provider is relayed without tra
     }
   });
 
+  it('reports an upstream stream that breaks midway with an error event, and bills what was produced once', async () => {
+    gw.upstreams.anthropic.setScenario({ type: 'reset', afterFrames: 4 });
+    try {
+      const { data: stream, response } = await client.messages
+        .create({ model: 'fake/claude', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'cut midway' }] })
+        .withResponse();
+      const thrown = await (async () => {
+        for await (const _event of stream);
+      })().then(() => undefined, (err: unknown) => err);
+      expect(thrown).toBeInstanceOf(APIError);
+      expect((thrown as APIError).error).toMatchObject({ type: 'error', error: { type: expect.any(String), message: expect.any(String) } });
+      const requestId = response.headers.get('x-service-request-id') ?? '';
+      const entry = await ledgerEntry(requestId);
+      expect(entry.units?.prompt).toBe(25);
+      expect(entry.units?.completion).toBeGreaterThanOrEqual(1);
+      expect(await gw.setup.deps.c.ledger.countDocuments({ _id: requestId })).toBe(1);
+    } finally {
+      gw.upstreams.anthropic.setScenario({ type: 'normal' });
+    }
+  });
+
   it('answers an upstream refusal before the stream in Anthropic\'s error shape, holding nothing', async () => {
     gw.upstreams.anthropic.setScenario({ type: 'error', status: 529, body: JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }) });
     try {
