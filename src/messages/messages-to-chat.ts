@@ -42,12 +42,19 @@ function isTranslated(block: AnyContentBlock): block is ContentBlock {
   return TRANSLATED_BLOCK_TYPES.has(block.type);
 }
 
-/** Maps Anthropic messages to chat messages, in order; blocks chat has no form for are left out. */
+/**
+ * Maps Anthropic messages to chat messages, in order. Blocks chat has no form for (documents,
+ * search results, server tool blocks) only ever reach a provider that relays the request; they
+ * follow their turn as one message of their JSON, so the admission hold still counts them (a
+ * request that would be translated is refused before any upstream call).
+ */
 export function messagesToChatMessages(messages: readonly MessagesMessage[]): ChatMessage[] {
   return messages.flatMap((m): ChatMessage[] => {
     if (typeof m.content === 'string') return [{ role: m.role, content: m.content }];
     const blocks = m.content.filter(isTranslated);
-    return m.role === 'user' ? userMessages(blocks) : [assistantMessage(blocks)];
+    const mapped = m.role === 'user' ? userMessages(blocks) : [assistantMessage(blocks)];
+    const others = m.content.filter((block) => !isTranslated(block));
+    return others.length === 0 ? mapped : [...mapped, { role: m.role, content: JSON.stringify(others) }];
   });
 }
 

@@ -19,7 +19,11 @@ describe('what only a relayed Messages request can carry', () => {
     expect(untranslatableParam(request)).toBe('tools');
     const chat = messagesToChat(request);
     expect(chat.tools).toEqual([{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }]);
-    expect(chat.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi' }] }]);
+    // The document follows as its JSON, so the hold counts it.
+    expect(chat.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      { role: 'user', content: JSON.stringify([{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'd' } }]) },
+    ]);
     const withoutTools = messagesRequestSchema.parse({ ...base, messages: request.messages });
     expect(untranslatableParam(withoutTools)).toBe('messages.0.content.1');
     expect(untranslatableParam(messagesRequestSchema.parse({ ...base, messages: [{ role: 'user', content: 'plain' }] }))).toBeUndefined();
