@@ -9,25 +9,18 @@ import { accessLog } from './http/middleware/access-log.js';
 import { EXPOSED_HEADERS } from './http/middleware/cors-headers.js';
 import { errorBoundary } from './http/middleware/error-boundary.js';
 import { jsonLimits } from './http/middleware/json-limits.js';
-import { rateLimit } from './http/middleware/rate-limit.js';
 import { requestId } from './http/middleware/request-id.js';
 import { requireContentType } from './http/middleware/require-content-type.js';
-import { accountRoutes, type LiveUsageReader } from './http/routes/account/account-routes.js';
-import { adminRoutes } from './http/routes/admin/admin-routes.js';
-import { chatRoutes } from './http/routes/chat/chat-routes.js';
-import { healthRoutes } from './http/routes/health/health-routes.js';
-import { messagesRoutes } from './http/routes/messages/messages-routes.js';
-import { responsesRoutes } from './http/routes/responses/responses-routes.js';
-import { managementRoutes } from './http/routes/keys/management-routes.js';
-import { modelsRoutes } from './http/routes/models/models-routes.js';
+import { routeFamilies, type RouteOptions } from './http/routes/route-families.js';
 import type { GatewayState } from './http/state.js';
 import { metricsMiddleware } from './metrics/metrics-middleware.js';
-import { metricsRoutes } from './metrics/metrics-routes.js';
 
-/** Routers contributed by features beyond the foundation (chat, images, OCR, metrics). */
-export interface AppExtensions {
+/**
+ * What the process adds to its deps: the job queue (images and OCR are mounted only with one),
+ * a live-usage reader override, and extra routers mounted after every family (tests).
+ */
+export interface AppExtensions extends RouteOptions {
   routers?: Router<GatewayState>[];
-  liveUsage?: LiveUsageReader;
 }
 
 /**
@@ -67,17 +60,8 @@ export function createApp(deps: Deps, extensions: AppExtensions = {}): Koa<Gatew
   app.use(requireContentType({ multipartPaths: MULTIPART_PATHS }));
   app.use(koaBody({ jsonLimit: deps.config.limits.jsonBodyBytes, jsonStrict: true, multipart: false, urlencoded: false, text: false }));
   app.use(jsonLimits());
-  const routers = [
-    healthRoutes(deps),
-    modelsRoutes(deps.catalog, deps.providers),
-    accountRoutes(deps, extensions.liveUsage ?? ((key) => deps.admission.liveUsage(key))),
-    managementRoutes(deps),
-    adminRoutes(deps),
-    chatRoutes({ ...deps, rateLimit: rateLimit(deps.admission) }),
-    ...[responsesRoutes, messagesRoutes].map((front) => front({ ...deps, rateLimit: rateLimit(deps.admission) })),
-    metricsRoutes(deps.metrics, deps.config.adminToken),
-    ...(extensions.routers ?? []),
-  ];
+  // Every route family, in the order route-families.ts lists them; then any extra routers.
+  const routers = [...routeFamilies(deps, extensions), ...(extensions.routers ?? [])];
   for (const router of routers) {
     app.use(router.routes());
     app.use(

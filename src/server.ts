@@ -2,7 +2,6 @@ import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { createDeps } from './deps.js';
 import { answerClientErrors, EDGE_SERVER_OPTIONS } from './http/edge/client-errors.js';
-import { queuedRouters } from './http/routes/images/queued-routers.js';
 import { closeUpstreamAgents } from './providers/http/upstream-client.js';
 import { JobQueue } from './queue/job-queue.js';
 import { boot } from './runtime/boot.js';
@@ -13,7 +12,7 @@ import { STORE_CLOSE_RESERVE_MS, storeShutdownSteps } from './runtime/store-step
 const { config, log } = boot('web');
 const deps = await createDeps(config, log);
 const jobs = await JobQueue.open(config, log);
-const app = createApp(deps, { routers: queuedRouters(deps, jobs) });
+const app = createApp(deps, { jobs });
 const server = createServer(EDGE_SERVER_OPTIONS, app.callback());
 answerClientErrors(server, log);
 server.keepAliveTimeout = 65_000;

@@ -21,10 +21,30 @@ const toolResultBlock = z.looseObject({
 const thinkingBlock = z.looseObject({ type: z.literal('thinking'), thinking: z.string() });
 const redactedThinkingBlock = z.looseObject({ type: z.literal('redacted_thinking') });
 
-/** A content block of a request message. */
-export const contentBlockSchema = z.discriminatedUnion('type', [textBlock, imageBlock, toolUseBlock, toolResultBlock, thinkingBlock, redactedThinkingBlock]);
-/** A content block as parsed. */
-export type ContentBlock = z.output<typeof contentBlockSchema>;
+const translatedBlock = z.discriminatedUnion('type', [textBlock, imageBlock, toolUseBlock, toolResultBlock, thinkingBlock, redactedThinkingBlock]);
+
+/** Block types the mapping to a chat request understands. */
+export const TRANSLATED_BLOCK_TYPES: ReadonlySet<string> = new Set(['text', 'image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking']);
+
+/** Any other block (document, search_result, server_tool_use, …): only a relayed request carries it. */
+const otherBlock = z.looseObject({ type: z.string().min(1) });
+type OtherBlock = z.output<typeof otherBlock>;
+
+/**
+ * A content block of a request message: a block of a type the chat mapping knows must be
+ * well formed (its own problem is reported, not a union's); any other type passes as is.
+ */
+export const contentBlockSchema = otherBlock.transform((block, ctx): z.output<typeof translatedBlock> | OtherBlock => {
+  if (!TRANSLATED_BLOCK_TYPES.has(block.type)) return block;
+  const parsed = translatedBlock.safeParse(block);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.issues.push({ code: 'custom', message: issue.message, path: issue.path, input: block });
+  return z.NEVER;
+});
+/** A content block the mapping to chat understands, as parsed. */
+export type ContentBlock = z.output<typeof translatedBlock>;
+/** Any content block, as parsed. */
+export type AnyContentBlock = z.output<typeof contentBlockSchema>;
 
 const message = z.looseObject({
   role: z.enum(['user', 'assistant']),
@@ -33,11 +53,18 @@ const message = z.looseObject({
 /** A request message as parsed. */
 export type MessagesMessage = z.output<typeof message>;
 
-const tool = z.looseObject({
+const customTool = z.looseObject({
+  type: z.literal('custom').optional(),
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must match ^[a-zA-Z0-9_-]{1,64}$'),
   description: z.string().optional(),
   input_schema: jsonObject,
 });
+/** A tool the vendor runs itself (`web_search_20250305`, …): only a relayed request can use it. */
+const serverTool = z.looseObject({
+  type: z.string().min(1).refine((type) => type !== 'custom', 'a custom tool needs input_schema'),
+  name: z.string().min(1),
+});
+const tool = z.union([customTool, serverTool]);
 
 const toolChoice = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('auto') }),

@@ -1,5 +1,5 @@
 import type { ChatMessage, ContentPart, ToolCall } from '../providers/chat/chat-types.js';
-import type { ContentBlock, MessagesMessage, MessagesRequest } from './messages-schema.js';
+import { TRANSLATED_BLOCK_TYPES, type AnyContentBlock, type ContentBlock, type MessagesMessage, type MessagesRequest } from './messages-schema.js';
 
 function imagePart(block: Extract<ContentBlock, { type: 'image' }>): ContentPart {
   const source = block.source;
@@ -38,12 +38,39 @@ function assistantMessage(blocks: readonly ContentBlock[]): ChatMessage {
   return message;
 }
 
-/** Maps Anthropic messages to chat messages, in order. */
+function isTranslated(block: AnyContentBlock): block is ContentBlock {
+  return TRANSLATED_BLOCK_TYPES.has(block.type);
+}
+
+/**
+ * Maps Anthropic messages to chat messages, in order. Blocks chat has no form for (documents,
+ * search results, server tool blocks) only ever reach a provider that relays the request; they
+ * follow their turn as one message of their JSON, so the admission hold still counts them (a
+ * request that would be translated is refused before any upstream call).
+ */
 export function messagesToChatMessages(messages: readonly MessagesMessage[]): ChatMessage[] {
   return messages.flatMap((m): ChatMessage[] => {
     if (typeof m.content === 'string') return [{ role: m.role, content: m.content }];
-    return m.role === 'user' ? userMessages(m.content) : [assistantMessage(m.content)];
+    const blocks = m.content.filter(isTranslated);
+    const mapped = m.role === 'user' ? userMessages(blocks) : [assistantMessage(blocks)];
+    const others = m.content.filter((block) => !isTranslated(block));
+    return others.length === 0 ? mapped : [...mapped, { role: m.role, content: JSON.stringify(others) }];
   });
+}
+
+/**
+ * Where the request uses what only a provider speaking the Messages API can serve (server
+ * tools; document, search_result, server_tool_use … blocks), as a parameter path; undefined
+ * when the whole request translates to chat.
+ */
+export function untranslatableParam(request: MessagesRequest): string | undefined {
+  if (hasServerTools(request)) return 'tools';
+  for (const [i, message] of request.messages.entries()) {
+    if (typeof message.content === 'string') continue;
+    const j = message.content.findIndex((block) => !isTranslated(block));
+    if (j >= 0) return `messages.${i}.content.${j}`;
+  }
+  return undefined;
 }
 
 function toolChoice(choice: MessagesRequest['tool_choice']): unknown {
@@ -51,6 +78,18 @@ function toolChoice(choice: MessagesRequest['tool_choice']): unknown {
   if (choice.type === 'any') return 'required';
   if (choice.type === 'tool') return { type: 'function', function: { name: choice.name } };
   return choice.type;
+}
+
+type CustomTool = Extract<NonNullable<MessagesRequest['tools']>[number], { input_schema: unknown }>;
+
+/** The request's own tools (with an input schema), which map to functions. */
+export function customTools(request: MessagesRequest): CustomTool[] {
+  return (request.tools ?? []).filter((t): t is CustomTool => 'input_schema' in t && t.input_schema !== undefined);
+}
+
+/** True when the request names tools the vendor runs (web search, code execution, …). */
+export function hasServerTools(request: MessagesRequest): boolean {
+  return customTools(request).length < (request.tools?.length ?? 0);
 }
 
 /**
@@ -65,8 +104,9 @@ export function messagesToChat(request: MessagesRequest): Record<string, unknown
     max_tokens: request.max_tokens,
     stream: request.stream === true,
   };
-  if (request.tools?.length) {
-    body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.input_schema } }));
+  const functions = customTools(request);
+  if (functions.length > 0) {
+    body.tools = functions.map((t) => ({ type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.input_schema } }));
   }
   const choice = toolChoice(request.tool_choice);
   if (choice !== undefined && body.tools !== undefined) body.tool_choice = choice;

@@ -1,5 +1,6 @@
 import type { ChatCapability } from './chat/chat-types.js';
 import type { ImagesCapability } from './images/image-types.js';
+import type { MessagesCapability } from './messages/messages-relay-types.js';
 import type { OcrCapability } from './ocr/ocr-types.js';
 
 /** The kinds of provider the gateway can speak to. */
@@ -25,6 +26,8 @@ export interface ProviderAdapter {
   readonly id: string;
   readonly kind: ProviderKind;
   readonly chat?: ChatCapability;
+  /** Anthropic's Messages API spoken natively: `/v1/messages` is relayed without translation. */
+  readonly messages?: MessagesCapability;
   readonly images?: ImagesCapability;
   readonly ocr?: OcrCapability;
 }

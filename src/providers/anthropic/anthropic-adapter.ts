@@ -2,9 +2,11 @@ import type { ProviderAdapter, ProviderConfig } from '../provider.js';
 import type { ProviderDeps } from '../registry.js';
 import { requireEndpoint } from '../http/require-endpoint.js';
 import { createAnthropicChat } from './anthropic-chat.js';
+import { createAnthropicRelay } from './anthropic-relay.js';
 
-/** Adapter of kind `anthropic`: the Messages API. */
+/** Adapter of kind `anthropic`: chat through the Messages API, and the Messages API relayed as is. */
 export function createAnthropicAdapter(config: ProviderConfig, deps: ProviderDeps): ProviderAdapter {
   const { baseUrl, apiKey } = requireEndpoint(config);
-  return { id: config.id, kind: config.kind, chat: createAnthropicChat({ baseUrl, apiKey, client: deps.upstream }) };
+  const options = { baseUrl, apiKey, client: deps.upstream };
+  return { id: config.id, kind: config.kind, chat: createAnthropicChat(options), messages: createAnthropicRelay(options) };
 }

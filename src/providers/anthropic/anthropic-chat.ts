@@ -17,20 +17,26 @@ export interface AnthropicChatOptions {
   client: UpstreamClient;
 }
 
-function endpoint(baseUrl: string): string {
+/** The Messages endpoint under a configured base URL. */
+export function anthropicEndpoint(baseUrl: string): string {
   const trimmed = baseUrl.replace(/\/+$/, '');
   return trimmed.endsWith('/v1') ? `${trimmed}/messages` : `${trimmed}/v1/messages`;
 }
 
-/** Chat over Anthropic's Messages API (kind `anthropic`). */
-export function createAnthropicChat(options: AnthropicChatOptions): ChatCapability {
-  const url = endpoint(options.baseUrl);
-  const headers = (stream: boolean): Record<string, string> => ({
-    'x-api-key': options.apiKey,
+/** Request headers of a Messages API call. */
+export function anthropicHeaders(apiKey: string, stream: boolean): Record<string, string> {
+  return {
+    'x-api-key': apiKey,
     'anthropic-version': ANTHROPIC_VERSION,
     'content-type': 'application/json',
     accept: stream ? 'text/event-stream' : 'application/json',
-  });
+  };
+}
+
+/** Chat over Anthropic's Messages API (kind `anthropic`). */
+export function createAnthropicChat(options: AnthropicChatOptions): ChatCapability {
+  const url = anthropicEndpoint(options.baseUrl);
+  const headers = (stream: boolean): Record<string, string> => anthropicHeaders(options.apiKey, stream);
 
   async function complete(call: ChatCall): Promise<ChatResult> {
     const body = JSON.stringify(toAnthropicRequest(call.body, call.upstreamModel, false));

@@ -15,6 +15,8 @@ export interface FrontGateway {
   broke: { accountId: string; raw: string };
   /** The operator API (accounts, top-ups, keys). */
   admin: ReturnType<typeof adminClient>;
+  /** The fake upstreams behind `fake/gpt` and `fake/claude` (what they received, scenarios). */
+  upstreams: { openai: FakeUpstream; anthropic: FakeUpstream };
   close(): Promise<void>;
 }
 
@@ -64,6 +66,7 @@ export async function startFrontGateway(): Promise<FrontGateway> {
     funded,
     broke,
     admin,
+    upstreams: { openai: openaiFake, anthropic: anthropicFake },
     async close() {
       await web.stop();
       await setup.close();

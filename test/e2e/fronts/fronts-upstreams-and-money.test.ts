@@ -59,7 +59,8 @@ describe('both front doors over fake upstreams of both kinds', () => {
     const final = await anthropic.messages
       .stream({ model: 'fake/claude', max_tokens: 500, thinking: { type: 'enabled', budget_tokens: 200 }, tools: [WEATHER_ANTHROPIC], messages: [{ role: 'user', content: 'Weather?' }] })
       .finalMessage();
-    expect(final.content.map((b) => b.type)).toEqual(['thinking', 'text', 'tool_use']);
+    // Relayed as the upstream sent it: the redacted block too.
+    expect(final.content.map((b) => b.type)).toEqual(['thinking', 'redacted_thinking', 'text', 'tool_use']);
     expect(final.stop_reason).toBe('tool_use');
     const use = final.content.find((b) => b.type === 'tool_use');
     expect(use?.type === 'tool_use' ? use.input : undefined).toEqual({ location: 'Paris' });

@@ -2,7 +2,6 @@ import { Writable } from 'node:stream';
 import { loadConfig } from '../../../src/config/config.js';
 import { findCharge } from '../../../src/ledger/ledger-writer.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { queuedRouters } from '../../../src/http/routes/images/queued-routers.js';
 import { JobQueue } from '../../../src/queue/job-queue.js';
 import type { QueuedServiceDeps } from '../../../src/queue/queued-service-deps.js';
 import type { LedgerDoc } from '../../../src/ledger/ledger-types.js';
@@ -38,7 +37,7 @@ export async function startQueueGateway(options: QueueGatewayOptions = {}): Prom
   const jobs = await JobQueue.open(config, quietLog(), { pollMs: 200 });
   const gw = await startTestGateway({
     env,
-    extensions: (deps) => ({ routers: queuedRouters({ ...deps, ...(options.documentFetch ? { documentFetch: options.documentFetch } : {}) }, jobs) }),
+    extensions: () => ({ jobs, ...(options.documentFetch ? { documentFetch: options.documentFetch } : {}) }),
   });
   const workers = options.workers === false ? undefined : await startWorkers(gw.deps);
   const admin = adminClient(gw.url);

@@ -3,9 +3,41 @@ import { readChatChunk } from '../../../src/fronts/chat-chunk-reader.js';
 import { completionToMessage, stopReason } from '../../../src/messages/messages-output.js';
 import { messagesRequestSchema } from '../../../src/messages/messages-schema.js';
 import { MessagesStreamTranslator } from '../../../src/messages/messages-stream.js';
-import { messagesToChat } from '../../../src/messages/messages-to-chat.js';
+import { messagesToChat, untranslatableParam } from '../../../src/messages/messages-to-chat.js';
 
 const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, completion_tokens_details: { reasoning_tokens: 0 }, cost: 0.00002 };
+
+describe('what only a relayed Messages request can carry', () => {
+  const base = { model: 'fake/claude', max_tokens: 10 };
+
+  it('accepts server tools and other block types, names them, and leaves them out of the chat mapping', () => {
+    const request = messagesRequestSchema.parse({
+      ...base,
+      tools: [{ name: 'f', input_schema: { type: 'object' } }, { type: 'web_search_20250305', name: 'web_search' }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'd' } }] }],
+    });
+    expect(untranslatableParam(request)).toBe('tools');
+    const chat = messagesToChat(request);
+    expect(chat.tools).toEqual([{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }]);
+    // The document follows as its JSON, so the hold counts it.
+    expect(chat.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      { role: 'user', content: JSON.stringify([{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'd' } }]) },
+    ]);
+    const withoutTools = messagesRequestSchema.parse({ ...base, messages: request.messages });
+    expect(untranslatableParam(withoutTools)).toBe('messages.0.content.1');
+    expect(untranslatableParam(messagesRequestSchema.parse({ ...base, messages: [{ role: 'user', content: 'plain' }] }))).toBeUndefined();
+  });
+
+  it('still refuses a malformed known block and a custom tool without input_schema', () => {
+    const badImage = messagesRequestSchema.safeParse({ ...base, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64' } }] }] });
+    expect(badImage.success).toBe(false);
+    const customTool = messagesRequestSchema.safeParse({ ...base, tools: [{ type: 'custom', name: 'f' }], messages: [{ role: 'user', content: 'x' }] });
+    expect(customTool.success).toBe(false);
+    const untyped = messagesRequestSchema.safeParse({ ...base, tools: [{ name: 'f' }], messages: [{ role: 'user', content: 'x' }] });
+    expect(untyped.success).toBe(false);
+  });
+});
 
 describe('Messages request → chat request', () => {
   it('maps system blocks, images, tool_use, tool_result, thinking and options', () => {

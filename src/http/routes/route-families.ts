@@ -1,0 +1,74 @@
+import type { Router } from '@koa/router';
+import type { Middleware } from 'koa';
+import type { Deps } from '../../deps.js';
+import { metricsRoutes } from '../../metrics/metrics-routes.js';
+import type { JobQueue } from '../../queue/job-queue.js';
+import type { QueuedServiceDeps } from '../../queue/queued-service-deps.js';
+import { rateLimit } from '../middleware/rate-limit.js';
+import type { GatewayState } from '../state.js';
+import { accountRoutes, type LiveUsageReader } from './account/account-routes.js';
+import { adminRoutes } from './admin/admin-routes.js';
+import { chatRoutes } from './chat/chat-routes.js';
+import { healthRoutes } from './health/health-routes.js';
+import { imagesRoutes } from './images/images-routes.js';
+import { managementRoutes } from './keys/management-routes.js';
+import { messagesRoutes } from './messages/messages-routes.js';
+import { modelsRoutes } from './models/models-routes.js';
+import { ocrRoutes } from './ocr/ocr-routes.js';
+import { responsesRoutes } from './responses/responses-routes.js';
+
+/** Everything a route family may take: the process's deps plus what only the web process has. */
+export interface RouteFamilyDeps extends Deps {
+  /** Per-key RPM check, shared by every inference family. */
+  readonly rateLimit: Middleware<GatewayState>;
+  /** The job queue of the queue-backed families (images, OCR); without it they are not mounted. */
+  readonly jobs?: JobQueue;
+  /** Live usage shown by `GET /v1/key`; defaults to the admission state. */
+  readonly liveUsage?: LiveUsageReader;
+  /** Trust and resolver overrides for OCR document fetches (tests against local https servers). */
+  readonly documentFetch?: QueuedServiceDeps['documentFetch'];
+}
+
+/** One route family: a name (for reading and logs) and the factory of its router. */
+export interface RouteFamily {
+  readonly name: string;
+  /** Builds the family's router, or undefined when the process lacks what it needs. */
+  readonly mount: (deps: RouteFamilyDeps) => Router<GatewayState> | undefined;
+}
+
+/** The queue-backed families' deps, or undefined when this process has no job queue. */
+function queued(deps: RouteFamilyDeps): (QueuedServiceDeps & RouteFamilyDeps & { jobs: JobQueue }) | undefined {
+  const { jobs } = deps;
+  return jobs === undefined ? undefined : { ...deps, jobs };
+}
+
+/**
+ * Every route family of the gateway, in mounting order. This is the one place a new family is
+ * added: give it a name and a factory over {@link RouteFamilyDeps}.
+ */
+export const ROUTE_FAMILIES: readonly RouteFamily[] = [
+  { name: 'health', mount: (deps) => healthRoutes(deps) },
+  { name: 'models', mount: (deps) => modelsRoutes(deps.catalog, deps.providers) },
+  { name: 'account', mount: (deps) => accountRoutes(deps, deps.liveUsage ?? ((key) => deps.admission.liveUsage(key))) },
+  { name: 'keys management', mount: (deps) => managementRoutes(deps) },
+  { name: 'admin', mount: (deps) => adminRoutes(deps) },
+  { name: 'chat', mount: (deps) => chatRoutes(deps) },
+  { name: 'responses', mount: (deps) => responsesRoutes(deps) },
+  { name: 'messages', mount: (deps) => messagesRoutes(deps) },
+  { name: 'images', mount: (deps) => mapDefined(queued(deps), imagesRoutes) },
+  { name: 'ocr', mount: (deps) => mapDefined(queued(deps), ocrRoutes) },
+  { name: 'metrics', mount: (deps) => metricsRoutes(deps.metrics, deps.config.adminToken) },
+];
+
+function mapDefined<T, R>(value: T | undefined, f: (value: T) => R): R | undefined {
+  return value === undefined ? undefined : f(value);
+}
+
+/** What the web process adds to {@link Deps} for its routes. */
+export type RouteOptions = Pick<RouteFamilyDeps, 'jobs' | 'liveUsage' | 'documentFetch'>;
+
+/** The routers of every family this process can serve, in {@link ROUTE_FAMILIES} order. */
+export function routeFamilies(deps: Deps, options: RouteOptions = {}): Router<GatewayState>[] {
+  const familyDeps: RouteFamilyDeps = { ...deps, ...options, rateLimit: rateLimit(deps.admission) };
+  return ROUTE_FAMILIES.flatMap((family) => family.mount(familyDeps) ?? []);
+}

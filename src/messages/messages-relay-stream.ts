@@ -1,0 +1,137 @@
+import type { ChatServiceDeps } from '../chat/chat-service-deps.js';
+import { ChatSettlement } from '../chat/chat-settlement.js';
+import { classifyError } from '../errors/classify-error.js';
+import { GatewayError, toGatewayError } from '../errors/gateway-error.js';
+import { serializeError } from '../errors/serialize.js';
+import { namedFrame } from '../fronts/event-stream-sink.js';
+import { SseWriter } from '../http/sse/sse-writer.js';
+import type { GatewayContext } from '../http/state.js';
+import type { JsonRecord } from '../providers/http/narrow.js';
+import type { RelayedCounts, RelayedEvent } from '../providers/messages/messages-relay-types.js';
+import { billedUsage, relayCall, usageWithCost, type RelayedRequest } from './messages-relay.js';
+
+type Iter = AsyncIterator<RelayedEvent>;
+
+/** What the relay loop saw. */
+interface RelayState {
+  counts: RelayedCounts;
+  produced: string[];
+  failure: GatewayError | undefined;
+  /** A charge was made (or tried): the settlement answers every later call with it. */
+  charged: boolean;
+  /** The upstream ended its stream itself (`message_stop`, or its own `error` event). */
+  ended: boolean;
+}
+
+function errorEvent(err: GatewayError): JsonRecord {
+  return { type: 'error', error: serializeError(err).error };
+}
+
+/** An event framed as the upstream framed it: its `type` as the event name, then its data. */
+function frame(data: JsonRecord): string {
+  return namedFrame({ ...data, type: String(data.type) });
+}
+
+/** The events' own `model` is the upstream's name; clients see the catalog id. */
+function withCatalogModel(data: JsonRecord, model: string): JsonRecord {
+  if (data.type !== 'message_start' || typeof data.message !== 'object' || data.message === null) return data;
+  return { ...data, message: { ...(data.message as JsonRecord), model } };
+}
+
+/**
+ * Streams a relayed call. The first upstream event is awaited before anything is written, so
+ * failures up to then are a normal error answer (nothing charged). After that every upstream
+ * event goes out unchanged but for `message_start`'s model; at `message_delta` (the final
+ * usage) the request is charged durably and the event carries `usage.cost`. A stream that
+ * ends without it (client gone, upstream failure) is billed once for what was produced, and
+ * an upstream failure is reported with Anthropic's `error` event.
+ */
+export async function streamRelayed(deps: ChatServiceDeps, request: RelayedRequest, ctx: GatewayContext, signal: AbortSignal): Promise<void> {
+  const { admitted } = request;
+  const settlement = new ChatSettlement(deps, admitted);
+  const iterator = request.relay.stream(relayCall(request, signal))[Symbol.asyncIterator]();
+  const started = performance.now();
+  let first: IteratorResult<RelayedEvent>;
+  try {
+    first = await iterator.next();
+    deps.metrics?.upstream(admitted.providerId, 'first_event', (performance.now() - started) / 1000, true);
+  } catch (err) {
+    deps.metrics?.upstream(admitted.providerId, 'first_event', (performance.now() - started) / 1000, false);
+    await settlement.release();
+    throw toGatewayError(err);
+  }
+  const writer = new SseWriter(ctx.res);
+  if (writer.closed) {
+    await iterator.return?.().catch(() => undefined);
+    await settlement.release();
+    return;
+  }
+  deps.metrics?.streamOpened();
+  ctx.status = 200;
+  ctx.respond = false;
+  writer.open(200, { 'x-request-id': ctx.state.requestId, 'request-id': ctx.state.requestId });
+  const state: RelayState = { counts: {}, produced: [], failure: undefined, charged: false, ended: false };
+  try {
+    await relay(deps, request, settlement, first, iterator, writer, state);
+    if (!state.charged) {
+      await settlement.settle(await billedUsage(admitted, state.counts, state.produced.join(''))).catch((err: unknown) => {
+        deps.log.error({ err, request_id: admitted.requestId }, 'stream charge failed');
+      });
+    }
+    if (state.failure !== undefined && !writer.closed) await writer.write(frame(errorEvent(state.failure)));
+    await end(ctx, writer);
+  } finally {
+    deps.metrics?.streamClosed();
+  }
+}
+
+async function relay(
+  deps: ChatServiceDeps,
+  request: RelayedRequest,
+  settlement: ChatSettlement,
+  first: IteratorResult<RelayedEvent>,
+  iterator: Iter,
+  writer: SseWriter,
+  state: RelayState,
+): Promise<void> {
+  try {
+    for (let step = first; !step.done && !writer.closed; step = await iterator.next()) {
+      const { data, counts, produced } = step.value;
+      state.counts = counts;
+      if (produced !== '') state.produced.push(produced);
+      let out = withCatalogModel(data, request.admitted.model.id);
+      if (data.type === 'message_delta') out = await withCharge(deps, request, settlement, state, data);
+      await writer.write(frame(out));
+      if (data.type === 'message_stop' || data.type === 'error') state.ended = true;
+    }
+    if (!state.ended && !writer.closed) state.failure = new GatewayError('upstream_error', 'The upstream provider ended the stream before message_stop');
+  } catch (err) {
+    // After a client disconnect the upstream was aborted on purpose: not a failure to report.
+    if (!writer.closed) state.failure = toGatewayError(err);
+  } finally {
+    await iterator.return?.().catch(() => undefined);
+  }
+}
+
+/** Charges the final usage durably, then shows its cost in the event that carries it. */
+async function withCharge(deps: ChatServiceDeps, request: RelayedRequest, settlement: ChatSettlement, state: RelayState, data: JsonRecord): Promise<JsonRecord> {
+  state.charged = true;
+  try {
+    // The upstream's final counts are billed as reported, like the translated path does.
+    const { cost } = await settlement.settle(await billedUsage(request.admitted, state.counts));
+    return { ...data, usage: usageWithCost(data.usage, cost) };
+  } catch (err) {
+    deps.log.error({ err, request_id: request.admitted.requestId }, 'stream charge failed');
+    // The cost is not durable, so it is not reported.
+    state.failure = classifyError(err);
+    return data;
+  }
+}
+
+async function end(ctx: GatewayContext, writer: SseWriter): Promise<void> {
+  if (writer.closed) return;
+  await new Promise<void>((resolve) => {
+    ctx.res.once('close', () => resolve());
+    ctx.res.end(() => resolve());
+  });
+}
