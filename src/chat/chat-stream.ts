@@ -5,6 +5,7 @@ import { readReasoning, streamEventWithoutReasoning } from '../providers/chat/re
 import type { AdmittedChat } from './chat-admit.js';
 import type { ChatServiceDeps } from './chat-service-deps.js';
 import { ChatSettlement, type Settled } from './chat-settlement.js';
+import { firstUpstreamEvent } from './first-upstream-event.js';
 import { chunkWire, errorChunkWire, usageChunkWire, usageWire } from './chat-wire.js';
 import { ProducedText } from './produced-text.js';
 
@@ -85,16 +86,7 @@ async function closeStream(deps: ChatServiceDeps, admitted: AdmittedChat, sink: 
 export async function streamChat(deps: ChatServiceDeps, admitted: AdmittedChat, sink: ChunkSink, signal: AbortSignal): Promise<void> {
   const settlement = new ChatSettlement(deps, admitted);
   const iterator = admitted.chat.stream({ upstreamModel: admitted.model.doc.upstream_model, body: admitted.body, signal })[Symbol.asyncIterator]();
-  const started = performance.now();
-  let first: IteratorResult<ChatStreamEvent>;
-  try {
-    first = await iterator.next();
-    deps.metrics?.upstream(admitted.providerId, 'first_event', (performance.now() - started) / 1000, true);
-  } catch (err) {
-    deps.metrics?.upstream(admitted.providerId, 'first_event', (performance.now() - started) / 1000, false);
-    await settlement.release();
-    throw toGatewayError(err);
-  }
+  const first = await firstUpstreamEvent(deps, admitted.providerId, settlement, iterator);
   if (sink.closed) {
     // The client left before anything was sent: like a failed call, nothing is owed.
     await iterator.return?.().catch(() => undefined);

@@ -1,5 +1,6 @@
 import type { ChatServiceDeps } from '../chat/chat-service-deps.js';
 import { ChatSettlement } from '../chat/chat-settlement.js';
+import { firstUpstreamEvent } from '../chat/first-upstream-event.js';
 import { classifyError } from '../errors/classify-error.js';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.js';
 import { serializeError } from '../errors/serialize.js';
@@ -50,16 +51,7 @@ export async function streamRelayed(deps: ChatServiceDeps, request: RelayedReque
   const { admitted } = request;
   const settlement = new ChatSettlement(deps, admitted);
   const iterator = request.relay.stream(relayCall(request, signal))[Symbol.asyncIterator]();
-  const started = performance.now();
-  let first: IteratorResult<RelayedEvent>;
-  try {
-    first = await iterator.next();
-    deps.metrics?.upstream(admitted.providerId, 'first_event', (performance.now() - started) / 1000, true);
-  } catch (err) {
-    deps.metrics?.upstream(admitted.providerId, 'first_event', (performance.now() - started) / 1000, false);
-    await settlement.release();
-    throw toGatewayError(err);
-  }
+  const first = await firstUpstreamEvent(deps, admitted.providerId, settlement, iterator);
   const writer = new SseWriter(ctx.res);
   if (writer.closed) {
     await iterator.return?.().catch(() => undefined);
