@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { captureOutput } from './capture-output.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -54,14 +55,8 @@ export async function spawnWeb(env: Record<string, string>, timeoutMs = 60_000):
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let captured = '';
-  const append = (chunk: Buffer) => {
-    captured = (captured + chunk.toString('utf8')).slice(-20_000);
-  };
-  child.stdout?.on('data', append);
-  child.stderr?.on('data', append);
+  const output = captureOutput(child, 20_000);
   const url = `http://127.0.0.1:${port}`;
-  const output = () => captured;
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = once(child, 'exit');

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { captureOutput } from '../../helpers/capture-output.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -24,22 +25,18 @@ export async function spawnWorker(env: Record<string, string>, timeoutMs = 60_00
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let captured = '';
   let started: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => {
     started = resolve;
   });
-  const append = (chunk: Buffer): void => {
-    captured = (captured + chunk.toString('utf8')).slice(-50_000);
-    if (captured.includes('"msg":"worker started"')) started();
-  };
-  child.stdout?.on('data', append);
-  child.stderr?.on('data', append);
+  const output = captureOutput(child, 50_000, (tail) => {
+    if (tail.includes('"msg":"worker started"')) started();
+  });
   const exited = once(child, 'exit');
   const gone = (): boolean => child.exitCode !== null || child.signalCode !== null;
   const worker: WorkerProcess = {
     pid: child.pid ?? -1,
-    output: () => captured,
+    output,
     async kill() {
       if (gone()) return;
       child.kill('SIGKILL');
@@ -55,10 +52,10 @@ export async function spawnWorker(env: Record<string, string>, timeoutMs = 60_00
   };
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`worker not started within ${timeoutMs} ms:\n${captured}`)), timeoutMs);
+    timer = setTimeout(() => reject(new Error(`worker not started within ${timeoutMs} ms:\n${output()}`)), timeoutMs);
   });
   const early = exited.then(() => {
-    throw new Error(`worker exited early:\n${captured}`);
+    throw new Error(`worker exited early:\n${output()}`);
   });
   try {
     await Promise.race([ready, timeout, early]);

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../helpers/spawn-web.js';
+import { captureOutput } from '../../helpers/capture-output.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -50,17 +51,12 @@ export async function startEntry(entry: string, env: Record<string, string>, rea
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let captured = '';
-  const append = (chunk: Buffer): void => {
-    captured = (captured + chunk.toString('utf8')).slice(-200_000);
-  };
-  child.stdout?.on('data', append);
-  child.stderr?.on('data', append);
+  const output = captureOutput(child, 200_000);
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   const gone = (): boolean => child.exitCode !== null || child.signalCode !== null;
   const proc: EntryProcess = {
     url: `http://127.0.0.1:${port}`,
-    output: () => captured,
+    output,
     async terminate(deadlineMs) {
       const sent = Date.now();
       child.kill('SIGTERM');
@@ -70,9 +66,9 @@ export async function startEntry(entry: string, env: Record<string, string>, rea
       clearTimeout(timer);
       if (first === 'late') {
         await proc.kill();
-        return { exitedAfterMs: undefined, code: null, exitLog: exitLine(captured) };
+        return { exitedAfterMs: undefined, code: null, exitLog: exitLine(output()) };
       }
-      return { exitedAfterMs: Date.now() - sent, code: first[0], exitLog: exitLine(captured) };
+      return { exitedAfterMs: Date.now() - sent, code: first[0], exitLog: exitLine(output()) };
     },
     async kill() {
       if (gone()) return;
@@ -82,10 +78,10 @@ export async function startEntry(entry: string, env: Record<string, string>, rea
   };
   const deadline = Date.now() + timeoutMs;
   while (!(await ready(proc).catch(() => false))) {
-    if (gone()) throw new Error(`${entry} exited early:\n${captured}`);
+    if (gone()) throw new Error(`${entry} exited early:\n${output()}`);
     if (Date.now() > deadline) {
       await proc.kill();
-      throw new Error(`${entry} not ready within ${timeoutMs} ms:\n${captured}`);
+      throw new Error(`${entry} not ready within ${timeoutMs} ms:\n${output()}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

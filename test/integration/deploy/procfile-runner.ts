@@ -2,6 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { captureOutput } from '../../helpers/capture-output.js';
 
 /** One Procfile process started the way a Procfile runner starts it: `bash -c` in its own group, as Heroku does. */
 export interface ProcfileProcess {
@@ -45,12 +46,7 @@ export function startProcfileProcess(dir: string, command: string, env: Record<s
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let captured = '';
-  const append = (chunk: Buffer) => {
-    captured = (captured + chunk.toString('utf8')).slice(-20_000);
-  };
-  child.stdout?.on('data', append);
-  child.stderr?.on('data', append);
+  const output = captureOutput(child, 20_000);
   const exited = once(child, 'exit').then(([code, signal]) => (code ?? signal) as number | string);
   const signalGroup = (signal: NodeJS.Signals) => {
     try {
@@ -60,7 +56,7 @@ export function startProcfileProcess(dir: string, command: string, env: Record<s
     }
   };
   return {
-    output: () => captured,
+    output,
     exited,
     async terminate(graceMs) {
       signalGroup('SIGTERM');
