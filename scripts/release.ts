@@ -7,7 +7,7 @@ export async function release(): Promise<void> {
   const { config, log } = boot('release');
   const mongo = await connectWritable(config.mongoUri, config.mongoDb, { log });
   try {
-    const result = await prepareDatabase(mongo.db, config.catalogFile);
+    const result = await prepareDatabase(mongo.db, config.catalogFile, { requestRecordRetentionDays: config.requestRecordRetentionDays });
     log.info(result, 'release done: indexes ensured, catalog synced');
   } finally {
     await mongo.close();

@@ -14,6 +14,7 @@ import { requireContentType } from './http/middleware/require-content-type.js';
 import { routeFamilies, type RouteOptions } from './http/routes/route-families.js';
 import type { GatewayState } from './http/state.js';
 import { metricsMiddleware } from './metrics/metrics-middleware.js';
+import { recordRequests } from './requests/record-requests.js';
 
 /**
  * What the process adds to its deps: the job queue (images and OCR are mounted only with one),
@@ -53,6 +54,7 @@ export function createApp(deps: Deps, extensions: AppExtensions = {}): Koa<Gatew
   app.use(requestId());
   app.use(accessLog(deps.log));
   app.use(metricsMiddleware(deps.metrics));
+  app.use(recordRequests(deps.requests));
   // No allowHeaders list: the preflight's requested headers are allowed (bearer or x-api-key auth,
   // SDK telemetry headers such as x-stainless-* or anthropic-version), as there are no cookies.
   app.use(cors({ origin: '*', exposeHeaders: [...EXPOSED_HEADERS], maxAge: 600 }));

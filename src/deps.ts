@@ -21,6 +21,8 @@ import { buildProviderRegistry } from './providers/provider-factories.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import { createInvalidationBus, type InvalidationBus } from './redis/invalidation-bus.js';
 import { createRedis, waitReady, type Redis } from './redis/redis.js';
+import { RecordWriter } from './requests/record-writer.js';
+import { RequestRecorder } from './requests/request-recorder.js';
 import { ShutdownReport } from './runtime/shutdown-report.js';
 import { runSteps } from './runtime/shutdown.js';
 import { storeShutdownSteps } from './runtime/store-steps.js';
@@ -47,6 +49,8 @@ export interface Deps {
   readonly providers: ProviderRegistry;
   /** Prometheus metrics of this process. */
   readonly metrics: Metrics;
+  /** Records of inference requests (lookup by request id), written in batches. */
+  readonly requests: RequestRecorder;
   /** Stops background work and closes connections, in dependency order. */
   close(): Promise<void>;
 }
@@ -88,13 +92,14 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     if (event.type === 'catalog') void catalog.reloadQuietly();
   });
   await catalog.start();
+  const requests = new RequestRecorder(new RecordWriter(c.requestRecords, log, (n) => metrics.outcomes.droppedRecords(n)), metrics.outcomes, catalog, clock);
   const admission = createAdmission({ redis, mongo, c, ledger, config, clock, log, bus, catalog });
 
   return {
-    config, log, clock, mongo, c, redis, bus, catalogRepository, catalog, accounts, keys, keyAuth, ledger, admission, providers, metrics,
+    config, log, clock, mongo, c, redis, bus, catalogRepository, catalog, accounts, keys, keyAuth, ledger, admission, providers, metrics, requests,
     async close() {
       // Bounded per step: a store that is gone or half-open must not hold a process open.
-      await runSteps(storeShutdownSteps({ catalog, admission, ledger, bus, redis, mongo }), 10_000, new ShutdownReport());
+      await runSteps(storeShutdownSteps({ catalog, admission, ledger, requests, bus, redis, mongo }), 10_000, new ShutdownReport());
     },
   };
 }

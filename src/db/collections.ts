@@ -3,6 +3,8 @@ import type { AccountDoc } from '../accounts/account-types.js';
 import type { KeyDoc, KeySpendDoc } from '../keys/key-types.js';
 import type { ModelDoc } from '../catalog/model-types.js';
 import type { LedgerDoc } from '../ledger/ledger-types.js';
+import { DEFAULT_RECORD_RETENTION_DAYS, ensureRecordIndexes } from '../requests/record-indexes.js';
+import type { RequestRecordDoc } from '../requests/request-record-types.js';
 
 /** Typed handles on every collection; the names live here only. */
 export interface Collections {
@@ -11,6 +13,7 @@ export interface Collections {
   keySpend: Collection<KeySpendDoc>;
   models: Collection<ModelDoc>;
   ledger: Collection<LedgerDoc>;
+  requestRecords: Collection<RequestRecordDoc>;
 }
 
 /** Returns typed collection handles for a database. */
@@ -21,7 +24,14 @@ export function collections(db: Db): Collections {
     keySpend: db.collection<KeySpendDoc>('key_spend'),
     models: db.collection<ModelDoc>('models'),
     ledger: db.collection<LedgerDoc>('ledger'),
+    requestRecords: db.collection<RequestRecordDoc>('request_records'),
   };
+}
+
+/** Settings that shape indexes. */
+export interface IndexOptions {
+  /** Days request records are kept (TTL index). */
+  requestRecordRetentionDays?: number;
 }
 
 /**
@@ -29,7 +39,7 @@ export function collections(db: Db): Collections {
  * release step). One at a time on purpose: creating the same new collection from concurrent
  * operations crashes some mongod builds (seen with 7.0 under Wine), and this is not a hot path.
  */
-export async function ensureIndexes(db: Db): Promise<void> {
+export async function ensureIndexes(db: Db, options: IndexOptions = {}): Promise<void> {
   const c = collections(db);
   const existing = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((x) => x.name));
   for (const { collectionName } of Object.values(c)) if (!existing.has(collectionName)) await db.createCollection(collectionName);
@@ -37,4 +47,5 @@ export async function ensureIndexes(db: Db): Promise<void> {
   await c.keys.createIndex({ account_id: 1, created_at: -1 });
   await c.ledger.createIndex({ account_id: 1, created_at: -1, _id: -1 });
   await c.keySpend.createIndex({ expires_at: 1 }, { expireAfterSeconds: 0 });
+  await ensureRecordIndexes(db, c.requestRecords, options.requestRecordRetentionDays ?? DEFAULT_RECORD_RETENTION_DAYS);
 }

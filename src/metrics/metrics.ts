@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { toUsdNumber } from '../billing/money.js';
 import { EventLoopDelayMetrics } from './event-loop-delay.js';
+import { RequestMetrics } from './request-metrics.js';
 
 /** What kind of upstream call a latency sample measures. */
 export type UpstreamPhase = 'complete' | 'first_event';
@@ -12,6 +13,8 @@ export type UpstreamPhase = 'complete' | 'first_event';
  */
 export class Metrics {
   readonly registry = new Registry();
+  /** Per-request outcomes of the inference endpoints (requests, refusals, tokens, spend). */
+  readonly outcomes = new RequestMetrics(this.registry);
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly upstreamSeconds: Histogram<'provider' | 'phase' | 'outcome'>;
   private readonly openStreams: Gauge;

@@ -2,14 +2,14 @@ import type { Deps } from '../deps.js';
 import type { ShutdownStep } from './shutdown.js';
 
 /** Per-step bounds for closing the stores; together well inside the 30 s platforms allow. */
-export const STORE_STEP_MS = { ledger: 5_000, redis: 1_000, mongo: 2_000 } as const;
+export const STORE_STEP_MS = { ledger: 5_000, records: 1_000, redis: 1_000, mongo: 2_000 } as const;
 
 /**
  * The stores' part of a shutdown, in dependency order: background work stops, pending charges
  * are committed or spooled (a drain that hangs on an unreachable MongoDB is cut off and the
  * charges it still held are counted), then Redis and MongoDB are closed, each bounded.
  */
-export function storeShutdownSteps(deps: Pick<Deps, 'catalog' | 'admission' | 'ledger' | 'bus' | 'redis' | 'mongo'>): ShutdownStep[] {
+export function storeShutdownSteps(deps: Pick<Deps, 'catalog' | 'admission' | 'ledger' | 'requests' | 'bus' | 'redis' | 'mongo'>): ShutdownStep[] {
   return [
     {
       name: 'stop background work',
@@ -30,6 +30,13 @@ export function storeShutdownSteps(deps: Pick<Deps, 'catalog' | 'admission' | 'l
       onCut: (report) => report.note('charges not committed', deps.ledger.committing),
     },
     {
+      name: 'flush request records',
+      timeoutMs: STORE_STEP_MS.records,
+      run: () => deps.requests.drain(),
+      // Records are not money: what a slow MongoDB still held is only counted.
+      onCut: (report) => report.note('request records not written', deps.requests.pending),
+    },
+    {
       name: 'close redis',
       timeoutMs: STORE_STEP_MS.redis,
       run: async () => {
@@ -46,4 +53,4 @@ export function storeShutdownSteps(deps: Pick<Deps, 'catalog' | 'admission' | 'l
 }
 
 /** Time kept back from the grace period for the steps after a drain (queue and stores). */
-export const STORE_CLOSE_RESERVE_MS = 500 + STORE_STEP_MS.ledger + STORE_STEP_MS.redis + STORE_STEP_MS.mongo + 4_000;
+export const STORE_CLOSE_RESERVE_MS = 500 + STORE_STEP_MS.ledger + STORE_STEP_MS.records + STORE_STEP_MS.redis + STORE_STEP_MS.mongo + 4_000;

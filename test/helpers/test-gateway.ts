@@ -44,7 +44,7 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
 
 /** Runs what the release step runs: indexes and the seed catalog. */
 export async function prepareDatabase(deps: Deps): Promise<void> {
-  await prepareSchema(deps.mongo.db, deps.config.catalogFile);
+  await prepareSchema(deps.mongo.db, deps.config.catalogFile, { requestRecordRetentionDays: deps.config.requestRecordRetentionDays });
   await deps.catalog.reload();
 }
 

@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.js';
 import { metricsRoutes } from '../../metrics/metrics-routes.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import type { QueuedServiceDeps } from '../../queue/queued-service-deps.js';
+import { recordingAdmission } from '../../requests/recording-admission.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import type { GatewayState } from '../state.js';
 import { accountRoutes, type LiveUsageReader } from './account/account-routes.js';
@@ -69,6 +70,8 @@ export type RouteOptions = Pick<RouteFamilyDeps, 'jobs' | 'liveUsage' | 'documen
 
 /** The routers of every family this process can serve, in {@link ROUTE_FAMILIES} order. */
 export function routeFamilies(deps: Deps, options: RouteOptions = {}): Router<GatewayState>[] {
-  const familyDeps: RouteFamilyDeps = { ...deps, ...options, rateLimit: rateLimit(deps.admission) };
+  // Admissions made by the routes fill the request records (model, provider, charge).
+  const admission = recordingAdmission(deps.admission, deps.requests);
+  const familyDeps: RouteFamilyDeps = { ...deps, ...options, admission, rateLimit: rateLimit(deps.admission) };
   return ROUTE_FAMILIES.flatMap((family) => family.mount(familyDeps) ?? []);
 }

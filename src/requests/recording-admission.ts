@@ -1,0 +1,42 @@
+import type { Admission, AdmissionTicket } from '../limits/admission-types.js';
+import type { RecordDraft } from './record-draft.js';
+
+/** Where open drafts are found by request id. */
+export interface DraftLookup {
+  draft(requestId: string): RecordDraft | undefined;
+}
+
+function recordingTicket(ticket: AdmissionTicket, draft: RecordDraft): AdmissionTicket {
+  return {
+    requestId: ticket.requestId,
+    held: ticket.held,
+    async settle(cost, units) {
+      const outcome = await ticket.settle(cost, units);
+      draft.settled(cost, units);
+      return outcome;
+    },
+    release: (charged) => ticket.release(charged),
+  };
+}
+
+/**
+ * The same admission, except that `admit` tells the request's draft which model and provider
+ * serve it and wraps the ticket so the durable charge lands in the draft too. Every front
+ * (chat, Responses, Messages, images, OCR) admits and settles through a ticket, so this one
+ * seam sees them all without the services knowing about records. Other members pass through.
+ */
+export function recordingAdmission<A extends Admission>(inner: A, drafts: DraftLookup): A {
+  const admit: Admission['admit'] = async (request) => {
+    const draft = drafts.draft(request.requestId);
+    draft?.admitted(request.model.id, request.model.doc.provider, request.stream);
+    const ticket = await inner.admit(request);
+    return draft === undefined ? ticket : recordingTicket(ticket, draft);
+  };
+  return new Proxy(inner, {
+    get(target, prop) {
+      if (prop === 'admit') return admit;
+      const value: unknown = Reflect.get(target, prop);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
