@@ -16,6 +16,7 @@ import { managementRoutes } from './keys/management-routes.js';
 import { messagesRoutes } from './messages/messages-routes.js';
 import { modelsRoutes } from './models/models-routes.js';
 import { ocrRoutes } from './ocr/ocr-routes.js';
+import { requestsRoutes } from './requests/requests-routes.js';
 import { responsesRoutes } from './responses/responses-routes.js';
 
 /** Everything a route family may take: the process's deps plus what only the web process has. */
@@ -52,6 +53,7 @@ export const ROUTE_FAMILIES: readonly RouteFamily[] = [
   { name: 'models', mount: (deps) => modelsRoutes(deps.catalog, deps.providers) },
   { name: 'account', mount: (deps) => accountRoutes(deps, deps.liveUsage ?? ((key) => deps.admission.liveUsage(key))) },
   { name: 'keys management', mount: (deps) => managementRoutes(deps) },
+  { name: 'request records', mount: (deps) => requestsRoutes(deps) },
   { name: 'admin', mount: (deps) => adminRoutes(deps) },
   { name: 'chat', mount: (deps) => chatRoutes(deps) },
   { name: 'responses', mount: (deps) => responsesRoutes(deps) },

@@ -1,0 +1,54 @@
+import { Router } from '@koa/router';
+import type { Deps } from '../../../deps.js';
+import { ledgerCsv, recordsCsv } from '../../../requests/csv-export.js';
+import { findRecord, listRecords } from '../../../requests/record-query.js';
+import { toRecordView } from '../../../requests/record-view.js';
+import { usageByDay } from '../../../requests/usage-query.js';
+import type { GatewayContext, GatewayState } from '../../state.js';
+import { validate } from '../../validate.js';
+import { adminRecordListSchema, adminUsageSchema, isRequestId, recordsCsvSchema, usageRange } from '../requests/request-schemas.js';
+import { RECORD_NOT_FOUND, requestIdParam } from '../requests/requests-routes.js';
+
+function attachment(ctx: GatewayContext, filename: string): void {
+  ctx.set('Content-Type', 'text/csv; charset=utf-8');
+  ctx.set('Content-Disposition', `attachment; filename="${filename}"`);
+  ctx.set('Cache-Control', 'no-store');
+}
+
+/** Operator routes on request records, usage and CSV exports (mounted under `/v1/admin`). */
+export function adminRequestRoutes(deps: Pick<Deps, 'c' | 'clock' | 'log'>): Router<GatewayState> {
+  const router = new Router<GatewayState>();
+  const onError = (err: Error) => deps.log.warn({ err }, 'CSV export ended early');
+
+  router.get('/requests.csv', async (ctx) => {
+    const q = validate(recordsCsvSchema, ctx.query);
+    attachment(ctx, 'requests.csv');
+    ctx.body = recordsCsv(deps.c, { ...q, accountId: q.account_id, keyId: q.key_id }, onError);
+  });
+
+  router.get('/ledger.csv', async (ctx) => {
+    const q = validate(adminUsageSchema, ctx.query);
+    attachment(ctx, 'ledger.csv');
+    ctx.body = ledgerCsv(deps.c, q, q.account_id, onError);
+  });
+
+  router.get('/requests/:request_id', async (ctx) => {
+    const id = requestIdParam(ctx);
+    const record = isRequestId(id) ? await findRecord(deps.c.requestRecords, id) : null;
+    if (record === null) throw RECORD_NOT_FOUND(id);
+    ctx.body = { data: toRecordView(record) };
+  });
+
+  router.get('/requests', async (ctx) => {
+    const q = validate(adminRecordListSchema, ctx.query);
+    const page = await listRecords(deps.c.requestRecords, { ...q, accountId: q.account_id, keyId: q.key_id }, q.limit, q.cursor);
+    ctx.body = { data: page.records.map(toRecordView), next_cursor: page.nextCursor };
+  });
+
+  router.get('/usage', async (ctx) => {
+    const q = validate(adminUsageSchema, ctx.query);
+    ctx.body = { data: await usageByDay(deps.c, usageRange(q, deps.clock()), q.account_id) };
+  });
+
+  return router;
+}

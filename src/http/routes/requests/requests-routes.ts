@@ -1,0 +1,53 @@
+import { Router } from '@koa/router';
+import type { Deps } from '../../../deps.js';
+import { GatewayError } from '../../../errors/gateway-error.js';
+import { findRecord, listRecords } from '../../../requests/record-query.js';
+import { toRecordView } from '../../../requests/record-view.js';
+import { usageByDay } from '../../../requests/usage-query.js';
+import { authenticate } from '../../middleware/authenticate.js';
+import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';
+import { validate } from '../../validate.js';
+import { isRequestId, recordListSchema, usageRange, usageSchema } from './request-schemas.js';
+
+/** The `:request_id` of a lookup route. */
+export function requestIdParam(ctx: GatewayContext): string {
+  return String((ctx as GatewayContext & { params: Record<string, string> }).params.request_id);
+}
+
+/** The same answer for "no such record" and "not yours", so ids of others cannot be probed. */
+export const RECORD_NOT_FOUND = (id: string) => new GatewayError('not_found', `No request record '${id.slice(0, 100)}'`);
+
+/**
+ * The account's view of its request records and usage: lookup by id (any key of the account),
+ * lists (a management key sees the whole account, an inference key only its own requests)
+ * and usage per day and model (management keys).
+ */
+export function requestsRoutes(deps: Pick<Deps, 'c' | 'keyAuth' | 'clock'>): Router<GatewayState> {
+  const router = new Router<GatewayState>({ prefix: '/v1' });
+  const anyKey = authenticate(deps.keyAuth);
+
+  router.get('/requests/:request_id', anyKey, async (ctx) => {
+    const id = requestIdParam(ctx);
+    const record = isRequestId(id) ? await findRecord(deps.c.requestRecords, id, requireKey(ctx).account_id) : null;
+    if (record === null) throw RECORD_NOT_FOUND(id);
+    ctx.body = { data: toRecordView(record) };
+  });
+
+  router.get('/requests', anyKey, async (ctx) => {
+    const q = validate(recordListSchema, ctx.query);
+    const key = requireKey(ctx);
+    if (key.role !== 'management' && q.key_id !== undefined && q.key_id !== key._id) {
+      throw new GatewayError('permission_denied', 'An inference key lists only its own requests; use a management key for others.', { param: 'key_id' });
+    }
+    const keyId = key.role === 'management' ? q.key_id : key._id;
+    const page = await listRecords(deps.c.requestRecords, { ...q, accountId: key.account_id, keyId }, q.limit, q.cursor);
+    ctx.body = { data: page.records.map(toRecordView), next_cursor: page.nextCursor };
+  });
+
+  router.get('/usage', authenticate(deps.keyAuth, ['management']), async (ctx) => {
+    const q = validate(usageSchema, ctx.query);
+    ctx.body = { data: await usageByDay(deps.c, usageRange(q, deps.clock()), requireKey(ctx).account_id) };
+  });
+
+  return router;
+}
