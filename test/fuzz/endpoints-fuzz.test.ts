@@ -11,6 +11,7 @@ import {
   generationRequests,
   modelRequests,
   ocrRequests,
+  recordRequests,
   type FuzzKeys,
   type FuzzRequest,
 } from './fuzz-arbitraries.js';
@@ -85,6 +86,7 @@ describe('fuzzing every public endpoint', () => {
   it('key, credits and the management key API', async () => property(accountRequests(keys), 30));
   it('models', async () => property(modelRequests(), 25));
   it('operator API', async () => property(adminRequests(keys, { accountId: edge.fundedAccount, keyId: edge.spareKeyId }), 40));
+  it('request records, usage and CSV exports', async () => property(recordRequests(keys, { accountId: edge.fundedAccount, keyId: edge.spareKeyId }), 40));
 
   it('the harness reaches past validation (known-good requests pass the same checks)', async () => {
     const chat = JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 });

@@ -193,6 +193,28 @@ export function modelRequests(): fc.Arbitrary<FuzzRequest> {
   return fc.oneof(fc.constant('/v1/models'), id.map((m) => `/v1/models/${m}`)).map((path) => request('GET', path, undefined));
 }
 
+/** Hostile query strings for the record lists, usage and CSV exports: odd values, repeats, junk. */
+function recordQuery(ids: { accountId: string; keyId: string }): fc.Arbitrary<string> {
+  const value = fc.oneof(
+    text(30).map(encodeURIComponent),
+    fc.constantFrom('0', '-1', '501', '1e9', '2026-02-30', '2026-11-22T10:00:00', '2026-11-22T10:00:00Z', '%', '%zz', ids.accountId, ids.keyId, 'local/echo', 'WzEsImEiXQ', 'bnVsbA'),
+  );
+  const name = fc.constantFrom('limit', 'cursor', 'from', 'to', 'key_id', 'account_id', 'model', 'x');
+  return fc.array(fc.tuple(name, value), { maxLength: 4 }).map((pairs) => (pairs.length === 0 ? '' : `?${pairs.map(([k, v]) => `${k}=${v}`).join('&')}`));
+}
+
+/** Request records, usage and CSV exports, for keys and for the operator. */
+export function recordRequests(keys: FuzzKeys, ids: { accountId: string; keyId: string }): fc.Arbitrary<FuzzRequest> {
+  const id = fc.oneof(fc.constant('req_0123abcd'), text(40).map(encodeURIComponent));
+  const account = fc
+    .tuple(fc.oneof(fc.constantFrom('/v1/requests', '/v1/usage'), id.map((r) => `/v1/requests/${r}`)), recordQuery(ids), bearer(keys, ['funded', 'management', 'freeTier']))
+    .map(([path, query, key]) => request('GET', `${path}${query}`, key));
+  const operator = fc
+    .tuple(fc.oneof(fc.constantFrom('/v1/admin/requests', '/v1/admin/usage', '/v1/admin/requests.csv', '/v1/admin/ledger.csv'), id.map((r) => `/v1/admin/requests/${r}`)), recordQuery(ids), fc.oneof({ weight: 5, arbitrary: fc.constant(keys.admin) }, { weight: 1, arbitrary: text(30) }))
+    .map(([path, query, token]) => request('GET', `${path}${query}`, token));
+  return fc.oneof(account, operator);
+}
+
 /** The operator API under `/v1/admin`, with the operator token and without. */
 export function adminRequests(keys: FuzzKeys, ids: { accountId: string; keyId: string }): fc.Arbitrary<FuzzRequest> {
   const acct = fc.oneof({ weight: 4, arbitrary: fc.constant(ids.accountId) }, { weight: 1, arbitrary: text(24).map(encodeURIComponent) });
