@@ -1,5 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { textPdf } from '../../fixtures/documents/test-pdfs.js';
 import { adminClient, call } from '../../helpers/admin-client.js';
 import { chat, fundedKey, streamChat, type FundedKey } from '../chat/chat-client.js';
 import { startQueueGateway, type QueueGateway } from '../queue/queue-gateway.js';
@@ -182,6 +183,31 @@ describe('request records', () => {
     expect(text).toMatch(/farebox_spend_usd_total\{model="local\/echo",provider="local"\} 0\.0/);
     expect(text).toMatch(/farebox_request_records_dropped_total 0/);
     for (const id of [owner.accountId, owner.keyId, stranger.accountId, ids.otherKey ?? 'x', 'acct_', 'key_']) expect(text).not.toContain(id);
+  });
+});
+
+describe('the other fronts', () => {
+  it('Responses, Messages (stream) and OCR requests are recorded with their usage', async () => {
+    const fronts = await fundedKey(url, 5);
+    const responses = await call(url, 'POST', '/v1/responses', { token: fronts.raw, body: { model: 'local/echo', input: 'hi there' } });
+    expect(responses.status).toBe(200);
+    const messages = await fetch(`${url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': fronts.raw, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'local/echo', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'hello' }] }),
+    });
+    await messages.text();
+    const doc = (await textPdf([['Page one'], ['Page two']])).toString('base64');
+    const pdf = await call(url, 'POST', '/v1/ocr', { token: fronts.raw, body: { model: 'local/reader', document: { type: 'document_url', document_url: `data:application/pdf;base64,${doc}` } } });
+    expect(pdf.status).toBe(200);
+    const r = await waitRecord(url, rid(responses));
+    expect(r).toMatchObject({ endpoint: '/v1/responses', model: 'local/echo', stream: false, status: 200 });
+    expect(r.usage.output_tokens).toBeGreaterThan(0);
+    const m = await waitRecord(url, rid(messages));
+    expect(m).toMatchObject({ endpoint: '/v1/messages', stream: true, status: 200 });
+    expect(m.cost_usd).toBeGreaterThan(0);
+    const o = await waitRecord(url, rid(pdf));
+    expect(o).toMatchObject({ endpoint: '/v1/ocr', model: 'local/reader', status: 200, usage: { pages: 2 } });
   });
 });
 
