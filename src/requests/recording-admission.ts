@@ -32,11 +32,15 @@ export function recordingAdmission<A extends Admission>(inner: A, drafts: DraftL
     const ticket = await inner.admit(request);
     return draft === undefined ? ticket : recordingTicket(ticket, draft);
   };
+  const bound = new Map<PropertyKey, unknown>();
   return new Proxy(inner, {
     get(target, prop) {
       if (prop === 'admit') return admit;
       const value: unknown = Reflect.get(target, prop);
-      return typeof value === 'function' ? value.bind(target) : value;
+      if (typeof value !== 'function') return value;
+      // Bound once per member, not on every access (admission is called on every request).
+      if (!bound.has(prop)) bound.set(prop, value.bind(target));
+      return bound.get(prop);
     },
   });
 }
