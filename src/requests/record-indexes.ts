@@ -21,11 +21,13 @@ async function ensureTtl(db: Db, records: Collection<RequestRecordDoc>, seconds:
 }
 
 /**
- * Indexes of the request records: expiry (which also serves operator lists without an
- * account), and one per list filter, each ending in the newest-first order of the pages.
+ * Indexes of the request records: expiry, the newest-first order of unfiltered operator lists
+ * (a TTL index must be single-field, so it cannot carry the id tie-break), and one per list
+ * filter, each ending in that same order so a page never sorts in memory.
  */
 export async function ensureRecordIndexes(db: Db, records: Collection<RequestRecordDoc>, retentionDays: number): Promise<void> {
   await ensureTtl(db, records, retentionDays * 86_400);
+  await records.createIndex({ created_at: -1, _id: -1 });
   await records.createIndex({ account_id: 1, created_at: -1, _id: -1 });
   await records.createIndex({ key_id: 1, created_at: -1, _id: -1 });
   await records.createIndex({ model: 1, created_at: -1, _id: -1 });
