@@ -4,6 +4,7 @@ import type { CatalogCache } from '../catalog/catalog-cache.js';
 import type { Admission } from '../limits/admission-types.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ProviderRegistry } from '../providers/registry.js';
+import type { DraftLookup } from '../requests/recording-admission.js';
 
 /** What the chat service needs from the composition root. */
 export interface ChatServiceDeps {
@@ -14,4 +15,6 @@ export interface ChatServiceDeps {
   readonly clock: Clock;
   /** Optional so unit tests can leave metrics out. */
   readonly metrics?: Metrics;
+  /** Open request records, told when a stream fails after it answered 200. */
+  readonly requests?: DraftLookup;
 }

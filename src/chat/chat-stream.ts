@@ -58,7 +58,10 @@ async function fallbackUsage(admitted: AdmittedChat, produced: ProducedText): Pr
 }
 
 async function closeStream(deps: ChatServiceDeps, admitted: AdmittedChat, sink: ChunkSink, end: RelayEnd, settled: Promise<Settled>): Promise<void> {
-  if (end.failure !== undefined && !sink.closed) await sink.send(errorChunkWire(admitted.meta, end.failure));
+  if (end.failure !== undefined) {
+    deps.requests?.draft(admitted.requestId)?.failed(end.failure.code);
+    if (!sink.closed) await sink.send(errorChunkWire(admitted.meta, end.failure));
+  }
   let result: Settled;
   try {
     result = await settled;

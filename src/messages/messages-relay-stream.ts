@@ -70,7 +70,10 @@ export async function streamRelayed(deps: ChatServiceDeps, request: RelayedReque
         deps.log.error({ err, request_id: admitted.requestId }, 'stream charge failed');
       });
     }
-    if (state.failure !== undefined && !writer.closed) await writer.write(frame(errorEvent(state.failure)));
+    if (state.failure !== undefined) {
+      deps.requests?.draft(admitted.requestId)?.failed(state.failure.code);
+      if (!writer.closed) await writer.write(frame(errorEvent(state.failure)));
+    }
     await end(ctx, writer);
   } finally {
     deps.metrics?.streamClosed();

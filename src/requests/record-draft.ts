@@ -33,6 +33,8 @@ export class RecordDraft {
   stream: boolean | undefined;
   cost = 0n;
   units: BilledUnits | undefined;
+  /** Error code of a failure reported inside a stream that had already answered 200. */
+  failure: string | undefined;
 
   constructor(
     readonly requestId: string,
@@ -46,6 +48,11 @@ export class RecordDraft {
     this.model = model;
     this.provider = provider;
     this.stream = stream;
+  }
+
+  /** The stream failed after it started: the status stays 200, the record keeps the code. */
+  failed(code: string): void {
+    this.failure = code;
   }
 
   /** The charge is durable. */

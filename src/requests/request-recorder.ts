@@ -58,7 +58,8 @@ export class RequestRecorder implements DraftLookup {
     const model = draft.model ?? end.requestedModel?.slice(0, MAX_MODEL_CHARS);
     const known = model === undefined ? undefined : this.catalog.get(model);
     const usage = draft.units === undefined ? {} : usageOf(draft.units);
-    const code = end.status >= 400 ? knownCode(end.errorCode) : undefined;
+    const failure = end.status >= 400 ? end.errorCode : draft.failure;
+    const code = end.status >= 400 || failure !== undefined ? knownCode(failure) : undefined;
     this.metrics.finished({
       endpoint: draft.endpoint,
       model: known?.id ?? OTHER,

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAi, type FakeUpstream } from '../../fixtures/upstreams/fake-openai.js';
 import { adminClient } from '../../helpers/admin-client.js';
 import { startTestGateway, testEnv, type TestGateway } from '../../helpers/test-gateway.js';
-import { chat, fundedKey } from '../chat/chat-client.js';
+import { chat, fundedKey, streamChat } from '../chat/chat-client.js';
 import { adminText, waitRecord } from './records-client.js';
 
 const OPENAI_KEY = 'sk-fake-openai-upstream-key-records';
@@ -45,5 +45,20 @@ describe('upstream outcomes', () => {
     expect(text).toMatch(/farebox_requests_total\{endpoint="\/v1\/chat\/completions",model="fake\/gpt",provider="fake-openai",status="200"\} 1/);
     expect(text).toMatch(/farebox_spend_usd_total\{model="fake\/gpt",provider="fake-openai"\} 0\.0/);
     expect(text).not.toContain(OPENAI_KEY);
+  });
+});
+
+describe('a stream that fails after it started', () => {
+  it('is recorded with status 200, the failure code and what was billed', async () => {
+    const key = await fundedKey(gw.url, 1);
+    openai.setScenario({ type: 'stream-error', afterFrames: 2 });
+    const res = await streamChat(gw.url, key.raw, { model: 'fake/gpt', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    expect(res.status).toBe(200);
+    expect(res.events.some((e) => e.error?.code === 'upstream_error')).toBe(true);
+    const record = await waitRecord(gw.url, res.headers.get('x-service-request-id') ?? '');
+    expect(record).toMatchObject({ model: 'fake/gpt', provider: 'fake-openai', stream: true, status: 200, error_code: 'upstream_error' });
+    expect(record.cost_usd).toBeGreaterThan(0);
+    const { text } = await adminText(gw.url, '/metrics');
+    expect(text).toMatch(/farebox_upstream_errors_total\{provider="fake-openai",code="upstream_error"\} 2/);
   });
 });
