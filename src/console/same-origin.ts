@@ -1,0 +1,17 @@
+import type { ParameterizedContext } from 'koa';
+import { GatewayError } from '../errors/gateway-error.js';
+
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Cross-site request forgery guard for cookie-authenticated requests: an unsafe method must
+ * carry an `Origin` equal to the request's own origin. SameSite=Strict already keeps the cookie
+ * off cross-site requests; this also covers same-site sibling hosts and old browsers.
+ */
+export function requireSameOrigin(ctx: ParameterizedContext): void {
+  if (SAFE_METHODS.has(ctx.method)) return;
+  const origin = ctx.get('origin');
+  if (!origin || origin !== ctx.origin) {
+    throw new GatewayError('permission_denied', 'A console request that changes something must come from the console page (same Origin).');
+  }
+}
