@@ -11,7 +11,8 @@ const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function requireSameOrigin(ctx: ParameterizedContext): void {
   if (SAFE_METHODS.has(ctx.method)) return;
   const origin = ctx.get('origin');
-  if (!origin || origin !== ctx.origin) {
+  // Koa 3's `ctx.origin` is the Origin header itself; the request's own origin is built here.
+  if (!origin || origin !== `${ctx.protocol}://${ctx.host}`) {
     throw new GatewayError('permission_denied', 'A console request that changes something must come from the console page (same Origin).');
   }
 }
