@@ -96,7 +96,7 @@ function creditForm(accountId, kind, after) {
       await after();
     });
   });
-  return form;
+  return h('fieldset', { class: 'credit' }, h('legend', {}, kind === 'topups' ? 'Top-up (ends the free tier)' : 'Grant (promotional credit)'), form);
 }
 
 /**
@@ -130,7 +130,7 @@ export function accountScreen(accountId) {
     'div',
     {},
     h('p', {}, h('a', { href: '#accounts' }, '← Accounts')),
-    card(`Account ${accountId}`, figures, h('div', { class: 'row' }, creditForm(accountId, 'topups', loadFigures), creditForm(accountId, 'grants', loadFigures)),
+    card(`Account ${accountId}`, figures, h('div', { class: 'credits' }, creditForm(accountId, 'topups', loadFigures), creditForm(accountId, 'grants', loadFigures)),
       h('p', { class: 'exports' }, 'Export CSV: ',
         h('a', { href: `/v1/admin/ledger.csv${query({ account_id: accountId })}`, download: '' }, 'ledger'), ' · ',
         h('a', { href: `/v1/admin/requests.csv${query({ account_id: accountId })}`, download: '' }, 'requests'))),
