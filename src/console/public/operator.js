@@ -160,6 +160,7 @@ export function catalogScreen() {
         { title: 'Name', cell: (m) => m.name },
         { title: 'Kind', cell: (m) => m.kind },
         { title: 'Provider', cell: (m) => m.provider },
+        { title: 'Pricing (USD/unit)', cell: (m) => Object.entries(m.pricing ?? {}).map(([unit, price]) => `${unit} ${price}`).join(' · ') },
         { title: 'Free tier', cell: (m) => (m.free_tier ? 'yes' : '') },
         { title: 'Available', cell: (m) => h('span', { class: m.available ? 'badge on' : 'badge off' }, m.available ? 'available' : 'unavailable') },
       ],

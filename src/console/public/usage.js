@@ -18,6 +18,14 @@ export function pivot(rows, field) {
 }
 
 /**
+ * Short USD for an axis tick ($0, $0.05, $1.20).
+ * @param {number} v
+ */
+function axisUsd(v) {
+  return v === 0 ? '$0' : Math.abs(v) >= 1 ? `$${v.toFixed(2)}` : `$${Number(v.toPrecision(2))}`;
+}
+
+/**
  * One uPlot chart of a field per day, a line per model.
  * @param {string} title
  * @param {UsageRow[]} rows
@@ -31,11 +39,12 @@ function chart(title, rows, field) {
   if (!uPlot) return box;
   const xs = days.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
   const opts = {
-    width: 460,
+    width: 520,
     height: 220,
+    legend: { live: false },
     scales: { x: { time: true } },
     series: [{}, ...models.map((model, i) => ({ label: model, stroke: COLORS[i % COLORS.length], width: 2, points: { show: true, size: 7 }, value: (/** @type {any} */ _u, /** @type {number} */ v) => (v == null ? '—' : field === 'cost_usd' ? usd(v) : String(v)) }))],
-    axes: [{}, { size: 70, values: (/** @type {any} */ _u, /** @type {number[]} */ ticks) => ticks.map((v) => (field === 'cost_usd' ? usd(v) : String(v))) }],
+    axes: [{}, { size: 64, values: (/** @type {any} */ _u, /** @type {number[]} */ ticks) => ticks.map((v) => (field === 'cost_usd' ? axisUsd(v) : String(v))) }],
   };
   // uPlot renders once the figure is in the document and sized.
   queueMicrotask(() => new uPlot(opts, [xs, ...series], box));
@@ -53,7 +62,7 @@ export function usageView(rows) {
     'div',
     { class: 'usage' },
     h('div', { class: 'charts' }, chart('Spend per day (USD)', rows, 'cost_usd'), chart('Requests per day', rows, 'requests')),
-    table(
+    h('div', { class: 'scroll' }, table(
       [
         { title: 'Day', cell: (r) => r.date },
         { title: 'Model', cell: (r) => r.model },
@@ -63,7 +72,7 @@ export function usageView(rows) {
       ],
       sorted,
       { testid: 'usage-table' },
-    ),
+    )),
   );
 }
 
