@@ -142,6 +142,15 @@ describe.skipIf(!hasChromium)('the console in a browser', () => {
     await screenshot(page, '06-catalog');
   }, 60_000);
 
+  it('opens the queue dashboard with the operator session', async () => {
+    await page.goto(`${web.url}/admin/queues`);
+    // The board renders its queue list from its JSON API, which the session cookie reaches too.
+    await expect.poll(() => page.locator('#root').textContent(), { timeout: 20_000 }).toMatch(/images[\s\S]*ocr/);
+    await screenshot(page, '06b-queue-dashboard');
+    await page.goto(`${web.url}/console#catalog`);
+    await page.getByTestId('catalog-table').waitFor();
+  }, 60_000);
+
   it('[records API] shows usage of every account by model, with CSV exports', async () => {
     await page.click('nav a[href="#usage"]');
     await expect.poll(() => page.locator('main').textContent()).toContain('Exports');
