@@ -5,13 +5,30 @@ import { h, table, usd } from './dom.js';
 
 const COLORS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#ca8a04', '#db2777'];
 
+const DAY_MS = 86_400_000;
+
+/**
+ * Every UTC day from the earliest of (today − 29 days, the first day with usage) to the later of
+ * today and the last day, so days without usage show as zero instead of being skipped.
+ * @param {string[]} dates
+ */
+function dayRange(dates) {
+  const today = Date.parse(`${new Date().toISOString().slice(0, 10)}T00:00:00Z`);
+  const times = dates.map((d) => Date.parse(`${d}T00:00:00Z`));
+  const start = Math.min(today - 29 * DAY_MS, ...times);
+  const end = Math.max(today, ...times);
+  const days = [];
+  for (let t = start; t <= end; t += DAY_MS) days.push(new Date(t).toISOString().slice(0, 10));
+  return days;
+}
+
 /**
  * Pivots usage rows into one series per model over the days present.
  * @param {UsageRow[]} rows
  * @param {'cost_usd' | 'requests'} field
  */
 export function pivot(rows, field) {
-  const days = [...new Set(rows.map((r) => r.date))].sort();
+  const days = dayRange(rows.map((r) => r.date));
   const models = [...new Set(rows.map((r) => r.model))].sort();
   const series = models.map((model) => days.map((day) => rows.filter((r) => r.date === day && r.model === model).reduce((sum, r) => sum + r[field], 0)));
   return { days, models, series };
@@ -43,8 +60,8 @@ function chart(title, rows, field) {
     height: 220,
     legend: { live: false },
     scales: { x: { time: true } },
-    series: [{}, ...models.map((model, i) => ({ label: model, stroke: COLORS[i % COLORS.length], width: 2, points: { show: true, size: 7 }, value: (/** @type {any} */ _u, /** @type {number} */ v) => (v == null ? '—' : field === 'cost_usd' ? usd(v) : String(v)) }))],
-    axes: [{}, { size: 64, values: (/** @type {any} */ _u, /** @type {number[]} */ ticks) => ticks.map((v) => (field === 'cost_usd' ? axisUsd(v) : String(v))) }],
+    series: [{}, ...models.map((model, i) => ({ label: model, stroke: COLORS[i % COLORS.length], width: 2, points: { size: 6 }, value: (/** @type {any} */ _u, /** @type {number} */ v) => (v == null ? '—' : field === 'cost_usd' ? usd(v) : String(v)) }))],
+    axes: [{}, { size: 84, values: (/** @type {any} */ _u, /** @type {number[]} */ ticks) => ticks.map((v) => (field === 'cost_usd' ? axisUsd(v) : String(v))) }],
   };
   // uPlot renders once the figure is in the document and sized.
   queueMicrotask(() => new uPlot(opts, [xs, ...series], box));
