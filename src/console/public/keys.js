@@ -37,6 +37,50 @@ function limitsFrom(v) {
 }
 
 /**
+ * The limit inputs, filled with a key's current limits when editing.
+ * @param {KeyView['limits']} limits
+ */
+function limitFields(limits) {
+  const caps = limits.spend_cap_usd ?? {};
+  return [
+    h('label', {}, 'Requests/min', h('input', { name: 'rpm', type: 'number', min: 0, value: limits.rpm })),
+    h('label', {}, 'Streams', h('input', { name: 'concurrent_streams', type: 'number', min: 0, value: limits.concurrent_streams })),
+    h('label', {}, 'Cap/day $', h('input', { name: 'cap_day', inputmode: 'decimal', value: caps.day })),
+    h('label', {}, 'Cap/month $', h('input', { name: 'cap_month', inputmode: 'decimal', value: caps.month })),
+    h('label', {}, 'Cap/lifetime $', h('input', { name: 'cap_lifetime', inputmode: 'decimal', value: caps.lifetime })),
+    h('label', { class: 'wide' }, 'Models (comma-separated, empty = all)', h('input', { name: 'models', value: limits.models?.join(', ') })),
+  ];
+}
+
+/**
+ * A form that replaces a key's limits (empty fields remove that limit).
+ * @param {HTMLElement} slot
+ * @param {KeyView} key
+ * @param {KeyPaths} paths
+ * @param {() => Promise<void>} after
+ */
+function editLimits(slot, key, paths, after) {
+  const form = /** @type {HTMLFormElement} */ (h(
+    'form',
+    { class: 'grid-form', 'data-testid': 'limits-form' },
+    ...limitFields(key.limits),
+    h('div', { class: 'buttons' },
+      h('button', { type: 'submit' }, 'Save limits'),
+      h('button', { type: 'button', class: 'secondary', onclick: () => slot.replaceChildren() }, 'Cancel')),
+  ));
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void attempt(async () => {
+      await api('PATCH', paths.key(key.key_id), { limits: limitsFrom(formValues(form)) });
+      slot.replaceChildren();
+      flash(`Limits of ${key.name} saved.`);
+      await after();
+    });
+  });
+  slot.replaceChildren(h('div', { class: 'edit-box' }, h('strong', {}, `Limits of ${key.name}`), form));
+}
+
+/**
  * Shows a secret once. It lives only in this element: dismissing it, reloading or leaving
  * the page loses it for good.
  * @param {HTMLElement} slot
@@ -64,6 +108,7 @@ function showSecretOnce(slot, title, secret) {
  */
 export function keysPanel(paths) {
   const secretSlot = h('div', {});
+  const editSlot = h('div', {});
   const list = h('div', {});
 
   async function refresh() {
@@ -83,6 +128,7 @@ export function keysPanel(paths) {
             title: '',
             cell: (k) =>
               h('span', { class: 'actions' },
+                h('button', { type: 'button', class: 'secondary', 'data-action': 'limits', 'data-key': k.key_id, onclick: () => editLimits(editSlot, k, paths, refresh) }, 'Limits'),
                 h('button', { type: 'button', class: 'secondary', 'data-action': 'toggle', 'data-key': k.key_id, onclick: () => attempt(async () => {
                   await api('PATCH', paths.key(k.key_id), { disabled: !k.disabled });
                   flash(`Key ${k.name} ${k.disabled ? 'enabled' : 'disabled'}.`);
@@ -107,11 +153,7 @@ export function keysPanel(paths) {
     { class: 'grid-form', 'data-testid': 'create-key-form' },
     h('label', {}, 'Name', h('input', { name: 'name', required: true, maxlength: 200, placeholder: 'production' })),
     h('label', {}, 'Role', h('select', { name: 'role' }, h('option', { value: 'inference' }, 'inference'), h('option', { value: 'management' }, 'management'))),
-    h('label', {}, 'Requests/min', h('input', { name: 'rpm', type: 'number', min: 0 })),
-    h('label', {}, 'Streams', h('input', { name: 'concurrent_streams', type: 'number', min: 0 })),
-    h('label', {}, 'Cap/day $', h('input', { name: 'cap_day', inputmode: 'decimal' })),
-    h('label', {}, 'Cap/month $', h('input', { name: 'cap_month', inputmode: 'decimal' })),
-    h('label', { class: 'wide' }, 'Models (comma-separated, empty = all)', h('input', { name: 'models' })),
+    ...limitFields({}),
     h('button', { type: 'submit' }, 'Create key'),
   ));
   form.addEventListener('submit', (event) => {
@@ -125,7 +167,7 @@ export function keysPanel(paths) {
     });
   });
 
-  const panel = h('div', { class: 'keys' }, secretSlot, list, h('details', {}, h('summary', {}, 'New key'), form));
+  const panel = h('div', { class: 'keys' }, secretSlot, list, editSlot, h('details', {}, h('summary', {}, 'New key'), form));
   void attempt(refresh);
   return panel;
 }

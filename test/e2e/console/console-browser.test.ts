@@ -89,6 +89,13 @@ describe.skipIf(!hasChromium)('the console in a browser', () => {
     await expect.poll(() => page.getByTestId('keys-table').textContent()).toContain('60 rpm');
     await screenshot(page, '03-key-created');
 
+    // Limits are replaced as a whole through PATCH: the day cap stays, the rpm changes.
+    await page.click('[data-testid=keys-table] [data-action=limits]');
+    await page.fill('[data-testid=limits-form] input[name=rpm]', '120');
+    await screenshot(page, '03b-key-limits');
+    await page.click('[data-testid=limits-form] button[type=submit]');
+    await expect.poll(() => page.getByTestId('keys-table').textContent()).toContain('120 rpm · $5.00/day');
+
     // Shown once: gone after dismissing, and nowhere after a reload.
     await page.click('[data-testid=dismiss-secret]');
     expect(await page.locator('body').textContent()).not.toContain(secret);
