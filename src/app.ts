@@ -2,6 +2,7 @@ import cors from '@koa/cors';
 import { Router } from '@koa/router';
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
+import { consoleSessionMiddleware } from './console/console-routes.js';
 import type { Deps } from './deps.js';
 import { GatewayError } from './errors/gateway-error.js';
 import { errorHeaders, serializeError } from './errors/serialize.js';
@@ -56,12 +57,14 @@ export function createApp(deps: Deps, extensions: AppExtensions = {}): Koa<Gatew
   app.use(metricsMiddleware(deps.metrics));
   app.use(recordRequests(deps.requests));
   // No allowHeaders list: the preflight's requested headers are allowed (bearer or x-api-key auth,
-  // SDK telemetry headers such as x-stainless-* or anthropic-version), as there are no cookies.
+  // SDK telemetry headers such as x-stainless-* or anthropic-version). Credentials are never
+  // allowed cross-origin, so the console's cookie only ever works from its own page.
   app.use(cors({ origin: '*', exposeHeaders: [...EXPOSED_HEADERS], maxAge: 600 }));
   app.use(errorBoundary(deps.log, { drainBytes: Math.max(4 * deps.config.limits.jsonBodyBytes, MIN_DRAIN_BYTES) }));
   app.use(requireContentType({ multipartPaths: MULTIPART_PATHS }));
   app.use(koaBody({ jsonLimit: deps.config.limits.jsonBodyBytes, jsonStrict: true, multipart: false, urlencoded: false, text: false }));
   app.use(jsonLimits());
+  app.use(consoleSessionMiddleware(deps));
   // Every route family, in the order route-families.ts lists them; then any extra routers.
   const routers = [...routeFamilies(deps, extensions), ...(extensions.routers ?? [])];
   for (const router of routers) {

@@ -8,6 +8,7 @@
 #                                        wine, wine64   the official Windows build of mongod,
 #                                                       when MONGODB_URI is not set
 #   anywhere else without Docker       prints what to install; fails only if it is missing
+#   CI=true on Debian                  also chromium, for the console's browser test
 # FAREBOX_SERVICES=local skips the Docker check (as resolve-services.ts does).
 set -euo pipefail
 here=${BASH_SOURCE[0]%/*}
@@ -15,6 +16,15 @@ here=${BASH_SOURCE[0]%/*}
 cd "$here/../.."
 
 say() { echo "[install-system-packages] $*"; }
+
+# The console's browser test drives Debian's chromium (no browser download). CI (.ci/run sets
+# CI=true) installs it; elsewhere the test skips with a message when chromium is missing.
+if [[ "${CI:-}" == true && -f /etc/debian_version ]] && ! command -v chromium >/dev/null 2>&1; then
+  say "installing chromium with apt-get (console browser test)"
+  sudo_if_needed=(); [[ $(id -u) -ne 0 ]] && sudo_if_needed=(sudo)
+  "${sudo_if_needed[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+  "${sudo_if_needed[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
+fi
 
 need_redis=false
 need_mongo=false

@@ -1,4 +1,5 @@
 import type { ParameterizedContext } from 'koa';
+import type { ConsoleSessionLoader } from '../console/console-identity.js';
 import type { KeyDoc } from '../keys/key-types.js';
 
 /** Per-request state set by middleware. */
@@ -6,6 +7,8 @@ export interface GatewayState {
   requestId: string;
   /** The authenticated key (set by `authenticate`). */
   key?: KeyDoc;
+  /** The console session of a cookie-carrying request without an Authorization header. */
+  consoleSession?: ConsoleSessionLoader;
 }
 
 /** The Koa context every gateway handler receives. */

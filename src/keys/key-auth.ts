@@ -31,7 +31,15 @@ export class KeyAuthenticator {
   /** Returns the active key for a raw bearer value, or throws 401 `invalid_api_key`. */
   async authenticate(raw: string | undefined): Promise<KeyDoc> {
     if (!raw || !isWellFormedKey(raw)) throw new GatewayError('invalid_api_key', INVALID);
-    const key = await this.lookup(hashKey(raw));
+    return this.authenticateHash(hashKey(raw));
+  }
+
+  /**
+   * Returns the active key whose secret hashes to `hash` (a console session holds the hash,
+   * never the secret), or throws 401 `invalid_api_key`.
+   */
+  async authenticateHash(hash: string): Promise<KeyDoc> {
+    const key = await this.lookup(hash);
     if (!key) throw new GatewayError('invalid_api_key', INVALID);
     if (key.disabled) throw new GatewayError('invalid_api_key', 'This API key is disabled.');
     if (key.expires_at && key.expires_at.getTime() <= this.clock().getTime()) {

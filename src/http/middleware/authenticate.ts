@@ -1,8 +1,9 @@
 import type { Middleware } from 'koa';
+import { requireSameOrigin } from '../../console/same-origin.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { KeyAuthenticator } from '../../keys/key-auth.js';
-import type { KeyRole } from '../../keys/key-types.js';
-import type { GatewayState } from '../state.js';
+import type { KeyDoc, KeyRole } from '../../keys/key-types.js';
+import type { GatewayContext, GatewayState } from '../state.js';
 
 /** Extracts the bearer token of an Authorization header. */
 export function bearerToken(header: string | undefined): string | undefined {
@@ -16,10 +17,24 @@ const ROLE_ERRORS: Record<KeyRole, GatewayError> = {
   management: new GatewayError('permission_denied', 'This endpoint needs a management key.'),
 };
 
-/** Authenticates the bearer key and, if `roles` is given, requires one of them. */
+/** The management key of an account console session, for requests without an Authorization header. */
+async function sessionKey(ctx: GatewayContext): Promise<KeyDoc | undefined> {
+  if (ctx.get('authorization')) return undefined;
+  const identity = await ctx.state.consoleSession?.();
+  if (identity?.mode !== 'account') return undefined;
+  requireSameOrigin(ctx);
+  return identity.key;
+}
+
+/**
+ * Authenticates the bearer key and, if `roles` is given, requires one of them. Routes open to
+ * management keys also accept an account console session (inference routes never do).
+ */
 export function authenticate(keys: KeyAuthenticator, roles?: readonly KeyRole[]): Middleware<GatewayState> {
+  const sessionsAllowed = !roles || roles.includes('management');
   return async function authenticateMiddleware(ctx, next) {
-    const key = await keys.authenticate(bearerToken(ctx.get('authorization') || undefined));
+    const fromSession = sessionsAllowed ? await sessionKey(ctx) : undefined;
+    const key = fromSession ?? (await keys.authenticate(bearerToken(ctx.get('authorization') || undefined)));
     if (roles && !roles.includes(key.role)) throw ROLE_ERRORS[roles[0] ?? 'inference'];
     ctx.state.key = key;
     await next();

@@ -1,5 +1,7 @@
 import type { Router } from '@koa/router';
 import type { Middleware } from 'koa';
+import { consoleRoutes } from '../../console/console-routes.js';
+import { queueDashboardRoutes } from '../../console/queue-dashboard.js';
 import type { Deps } from '../../deps.js';
 import { metricsRoutes } from '../../metrics/metrics-routes.js';
 import type { JobQueue } from '../../queue/job-queue.js';
@@ -61,6 +63,8 @@ export const ROUTE_FAMILIES: readonly RouteFamily[] = [
   { name: 'images', mount: (deps) => mapDefined(queued(deps), imagesRoutes) },
   { name: 'ocr', mount: (deps) => mapDefined(queued(deps), ocrRoutes) },
   { name: 'metrics', mount: (deps) => metricsRoutes(deps.metrics, deps.config.adminToken) },
+  { name: 'console', mount: (deps) => consoleRoutes(deps) },
+  { name: 'queue dashboard', mount: (deps) => mapDefined(deps.jobs, (jobs) => queueDashboardRoutes(jobs, deps.config.adminToken)) },
 ];
 
 function mapDefined<T, R>(value: T | undefined, f: (value: T) => R): R | undefined {

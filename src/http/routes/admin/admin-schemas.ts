@@ -14,3 +14,10 @@ export const ledgerQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
   cursor: z.string().max(500).optional(),
 });
+
+/** `GET /v1/admin/accounts`: page size, cursor and an optional search on id or name. */
+export const accountListQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(500).optional(),
+  q: z.string().trim().max(200).optional(),
+});

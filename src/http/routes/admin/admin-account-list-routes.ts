@@ -1,0 +1,30 @@
+import { Router } from '@koa/router';
+import { listAccounts } from '../../../accounts/account-list.js';
+import { toAccountView } from '../../../accounts/account-view.js';
+import type { Deps } from '../../../deps.js';
+import { toKeyView } from '../../../keys/key-view.js';
+import type { GatewayContext, GatewayState } from '../../state.js';
+import { validate } from '../../validate.js';
+import { accountListQuerySchema } from './admin-schemas.js';
+
+function accountId(ctx: GatewayContext): string {
+  return String((ctx as GatewayContext & { params: Record<string, string> }).params.account_id);
+}
+
+/** Operator listings: accounts (with balance and free-tier state) and one account's keys. */
+export function adminAccountListRoutes(deps: Pick<Deps, 'accounts' | 'keys' | 'c'>): Router<GatewayState> {
+  const router = new Router<GatewayState>();
+
+  router.get('/accounts', async (ctx) => {
+    const query = validate(accountListQuerySchema, ctx.query);
+    const page = await listAccounts(deps.c, query.limit, query.cursor, query.q || undefined);
+    ctx.body = { data: page.accounts.map(toAccountView), next_cursor: page.nextCursor };
+  });
+
+  router.get('/accounts/:account_id/keys', async (ctx) => {
+    const account = await deps.accounts.get(accountId(ctx));
+    ctx.body = { data: (await deps.keys.list(account._id)).map(toKeyView) };
+  });
+
+  return router;
+}
