@@ -43,6 +43,8 @@ export async function ensureIndexes(db: Db, options: IndexOptions = {}): Promise
   const c = collections(db);
   const existing = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((x) => x.name));
   for (const { collectionName } of Object.values(c)) if (!existing.has(collectionName)) await db.createCollection(collectionName);
+  // Operator account listing pages newest first.
+  await c.accounts.createIndex({ created_at: -1, _id: -1 });
   await c.keys.createIndex({ hash: 1 }, { unique: true });
   await c.keys.createIndex({ account_id: 1, created_at: -1 });
   await c.ledger.createIndex({ account_id: 1, created_at: -1, _id: -1 });
