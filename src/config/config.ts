@@ -33,6 +33,7 @@ const schema = z
     SHUTDOWN_GRACE_MS: int(25_000, 0),
     DOCUMENT_FETCH_ALLOW_LOOPBACK: flag,
     CHARGE_SPOOL_DIR: z.string().default('.farebox/spool'),
+    LEDGER_MAX_CONCURRENT_COMMITS: int(4, 1),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'development' && !env.ADMIN_TOKEN) {
@@ -67,6 +68,8 @@ export interface Config {
   readonly documentFetchAllowLoopback: boolean;
   /** Folder of the local charge spool (charges waiting for MongoDB), one subfolder per database. */
   readonly chargeSpoolDir: string;
+  /** Ledger batch transactions in flight at once (never two on the same account). */
+  readonly ledgerMaxConcurrentCommits: number;
   /** Provider secrets by variable name, as named by the providers file. */
   readonly secrets: Readonly<Record<string, string | undefined>>;
 }
@@ -119,6 +122,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     documentFetchAllowLoopback: e.DOCUMENT_FETCH_ALLOW_LOOPBACK,
     chargeSpoolDir: resolvePath(e.CHARGE_SPOOL_DIR),
+    ledgerMaxConcurrentCommits: e.LEDGER_MAX_CONCURRENT_COMMITS,
     secrets: Object.freeze({ ...present }),
   };
 }
