@@ -2,7 +2,7 @@ import type { ClientSession, MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
 import type { Collections } from '../db/collections.js';
 import type { LedgerDoc } from './ledger-types.js';
-import { applyCharges, type ChargeOutcome, type ChargeRequest } from './apply-charges.js';
+import { AlreadyCharged, applyCharges, type ChargeOutcome, type ChargeRequest, type DuplicateCheck } from './apply-charges.js';
 import { BatchLanes, lanesOf } from './batch-lanes.js';
 import type { LedgerWriterObserver, LedgerBatch } from './ledger-observer.js';
 
@@ -144,15 +144,7 @@ export class LedgerWriter {
     const session: ClientSession = this.client.startSession();
     const started = performance.now();
     try {
-      let outcomes = new Map<string, ChargeOutcome>();
-      // withTransaction retries TransientTransactionError (a write conflict) and an unknown
-      // commit result; each attempt recomputes the outcomes from what it reads.
-      await session.withTransaction(
-        async () => {
-          outcomes = await applyCharges(this.c, session, batch.map((p) => p.request));
-        },
-        { writeConcern: { w: 'majority', journal: true } },
-      );
+      const outcomes = await this.transact(session, batch.map((p) => p.request));
       this.notify(() => this.observer?.batchFinished?.(info, (performance.now() - started) / 1000, true));
       for (const p of batch) {
         const outcome = outcomes.get(p.request.requestId);
@@ -165,6 +157,31 @@ export class LedgerWriter {
       for (const p of batch) p.reject(err);
     } finally {
       await session.endSession().catch(() => undefined);
+    }
+  }
+
+  /**
+   * One durable transaction for the batch. withTransaction retries TransientTransactionError
+   * (a write conflict, e.g. with another process charging the same account) and an unknown
+   * commit result; each attempt recomputes the outcomes from what it reads. The ledger is not
+   * read first unless the batch turns out to hold a request id already charged.
+   */
+  private async transact(session: ClientSession, requests: ChargeRequest[]): Promise<Map<string, ChargeOutcome>> {
+    let outcomes = new Map<string, ChargeOutcome>();
+    let check: DuplicateCheck = 'on-conflict';
+    for (;;) {
+      try {
+        await session.withTransaction(
+          async () => {
+            outcomes = await applyCharges(this.c, session, requests, check);
+          },
+          { writeConcern: { w: 'majority', journal: true } },
+        );
+        return outcomes;
+      } catch (err) {
+        if (!(err instanceof AlreadyCharged) || check === 'read-first') throw err;
+        check = 'read-first';
+      }
     }
   }
 

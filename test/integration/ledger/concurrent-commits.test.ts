@@ -32,11 +32,14 @@ function prng(seed: number): () => number {
 class OverlapWatch implements LedgerWriterObserver {
   maxInFlight = 0;
   batches = 0;
+  /** Batches that charged more than two accounts (balances read and written in bulk). */
+  wide = 0;
   sharedAccount = false;
   private readonly open = new Map<LedgerBatch, Set<string>>();
 
   batchStarted(batch: LedgerBatch, inFlight: number): void {
     this.batches++;
+    if (batch.accounts.length > 2) this.wide++;
     this.maxInFlight = Math.max(this.maxInFlight, inFlight);
     for (const other of this.open.values()) if (batch.accounts.some((a) => other.has(a))) this.sharedAccount = true;
     this.open.set(batch, new Set(batch.accounts));
@@ -156,6 +159,9 @@ describe('ledger writer with overlapping commits', () => {
     expect(ref.totals.get(accounts[3]!.accountId)!.absorbed).toBeGreaterThan(0n);
     expect(watch.sharedAccount).toBe(false);
     expect(watch.maxInFlight).toBeGreaterThan(1);
+    // Both ways of updating balances ran: per account, and in bulk for wide batches.
+    expect(watch.wide).toBeGreaterThan(0);
+    expect(watch.batches - watch.wide).toBeGreaterThan(0);
     expect(writer.pending).toBe(0);
   });
 
@@ -201,6 +207,21 @@ describe('ledger writer with overlapping commits', () => {
     }
     expect(accounts[0]!.credit).toBe(50_000n);
     expect(watchA.sharedAccount).toBe(false);
+  });
+
+  it('reports a replayed request id as a duplicate without voiding the fresh charges of its batch', async () => {
+    const f = await fundedAccount('0.000001');
+    const charge = (id: string, cost: bigint): ChargeRequest => ({ requestId: id, accountId: f.accountId, keyId: f.keyIds[0]!, model: 'local/echo', cost, at });
+    const writer = new LedgerWriter(gw.deps.mongo.client, gw.deps.c, gw.deps.log, { maxDelayMs: 5 });
+    const first = await writer.charge(charge('req_dup_1', 600n));
+    expect(first).toEqual({ cost: 600n, charged: 600n, absorbed: 0n, duplicate: false });
+    const [again, fresh, over] = await Promise.all([writer.charge(charge('req_dup_1', 600n)), writer.charge(charge('req_dup_2', 300n)), writer.charge(charge('req_dup_3', 300n))]);
+    expect(again).toEqual({ ...first, duplicate: true });
+    expect(fresh).toEqual({ cost: 300n, charged: 300n, absorbed: 0n, duplicate: false });
+    expect(over).toEqual({ cost: 300n, charged: 100n, absorbed: 200n, duplicate: false });
+    const doc = await gw.deps.c.accounts.findOne({ _id: f.accountId });
+    expect({ balance: doc!.balance, charged: doc!.charged, absorbed: doc!.absorbed }).toEqual({ balance: 0n, charged: 1_000n, absorbed: 200n });
+    expect((await gw.deps.c.keys.findOne({ _id: f.keyIds[0]! }))!.spend).toBe(1_200n);
   });
 
   it('overlaps batches of different accounts and never two batches of one account', async () => {
