@@ -19,9 +19,9 @@ export class BatchLanes {
     return lanes.some((l) => this.held.has(l));
   }
 
-  /** Marks the lanes of a batch as held; returns them for `release`. */
-  claim(requests: readonly ChargeRequest[]): string[] {
-    const lanes = [...new Set(requests.flatMap(lanesOf))];
+  /** Marks the lanes of a batch's charges as held; returns them (once each) for `release`. */
+  claim(charged: readonly string[]): string[] {
+    const lanes = [...new Set(charged)];
     for (const l of lanes) this.held.add(l);
     return lanes;
   }

@@ -11,6 +11,8 @@ export type { LedgerBatch, LedgerWriterObserver } from './ledger-observer.js';
 
 interface Pending {
   request: ChargeRequest;
+  /** The documents it writes besides its entry (see `lanesOf`), named once. */
+  lanes: string[];
   resolve: (outcome: ChargeOutcome) => void;
   reject: (err: unknown) => void;
 }
@@ -65,7 +67,7 @@ export class LedgerWriter {
   /** Records a charge; resolves with what was charged once it is durable. */
   charge(request: ChargeRequest): Promise<ChargeOutcome> {
     return new Promise<ChargeOutcome>((resolve, reject) => {
-      this.queue.push({ request, resolve, reject });
+      this.queue.push({ request, lanes: lanesOf(request), resolve, reject });
       if (this.queue.length >= this.maxBatch) this.flushSoon(0);
       else this.flushSoon(this.maxDelayMs);
     });
@@ -113,20 +115,22 @@ export class LedgerWriter {
     const taken: Pending[] = [];
     const rest: Pending[] = [];
     const blocked = new Set<string>();
-    for (const p of this.queue) {
-      const lanes = lanesOf(p.request);
-      if (taken.length < this.maxBatch && !this.lanes.busy(lanes) && !lanes.some((l) => blocked.has(l))) taken.push(p);
+    let i = 0;
+    for (; i < this.queue.length && taken.length < this.maxBatch; i++) {
+      const p = this.queue[i]!;
+      if (!this.lanes.busy(p.lanes) && !p.lanes.some((l) => blocked.has(l))) taken.push(p);
       else {
         rest.push(p);
-        for (const l of lanes) blocked.add(l);
+        for (const l of p.lanes) blocked.add(l);
       }
     }
-    this.queue = rest;
+    if (taken.length === 0) return taken;
+    this.queue = i < this.queue.length ? rest.concat(this.queue.slice(i)) : rest;
     return taken;
   }
 
   private start(batch: Pending[]): void {
-    const lanes = this.lanes.claim(batch.map((p) => p.request));
+    const lanes = this.lanes.claim(batch.flatMap((p) => p.lanes));
     this.committing += batch.length;
     const info: LedgerBatch = { charges: batch.length, accounts: [...new Set(batch.map((p) => p.request.accountId))] };
     this.notify(() => this.observer?.batchStarted?.(info, this.inFlight.size + 1));
