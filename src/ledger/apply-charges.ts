@@ -95,10 +95,10 @@ export type DuplicateCheck = 'read-first' | 'on-conflict';
 
 /**
  * Up to this many accounts in a batch, each account's balance is read and updated by one
- * findOneAndUpdate (one round trip per account); beyond it, one find and one bulkWrite serve
- * all accounts.
+ * findOneAndUpdate (a round trip per account); beyond it, one find and one bulkWrite (two
+ * round trips) serve all accounts. Most batches of a busy gateway charge one account.
  */
-const UPDATE_EACH_ACCOUNT_UP_TO = 2;
+const UPDATE_EACH_ACCOUNT_UP_TO = 1;
 
 /**
  * Thrown when an entry of the batch is already in the ledger although the batch did not read
