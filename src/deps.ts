@@ -85,7 +85,9 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   const spool = new ChargeSpool(join(config.chargeSpoolDir, config.mongoDb), log);
   await spool.start();
   const beacon = new SpoolBeacon(redis, `${config.redisPrefix}:spool:pending`, log);
-  const ledger = new SpoolingLedger(new LedgerWriter(mongo.client, c, log), spool, health, beacon, log);
+  const writer = new LedgerWriter(mongo.client, c, log, { maxConcurrent: config.ledgerMaxConcurrentCommits, observer: metrics.ledger });
+  metrics.ledger.watchSpool(() => spool.size());
+  const ledger = new SpoolingLedger(writer, spool, health, beacon, log);
 
   bus.subscribe((event) => {
     if (event.type === 'key') keyAuth.forget(event.hash);

@@ -34,6 +34,7 @@ const schema = z
     DOCUMENT_FETCH_ALLOW_LOOPBACK: flag,
     CHARGE_SPOOL_DIR: z.string().default('.farebox/spool'),
     REQUEST_RECORD_RETENTION_DAYS: int(30, 1),
+    LEDGER_MAX_CONCURRENT_COMMITS: int(4, 1),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'development' && !env.ADMIN_TOKEN) {
@@ -70,6 +71,8 @@ export interface Config {
   readonly chargeSpoolDir: string;
   /** Days request records are kept before MongoDB's TTL index removes them. */
   readonly requestRecordRetentionDays: number;
+  /** Ledger batch transactions in flight at once (never two on the same account). */
+  readonly ledgerMaxConcurrentCommits: number;
   /** Provider secrets by variable name, as named by the providers file. */
   readonly secrets: Readonly<Record<string, string | undefined>>;
 }
@@ -123,6 +126,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     documentFetchAllowLoopback: e.DOCUMENT_FETCH_ALLOW_LOOPBACK,
     chargeSpoolDir: resolvePath(e.CHARGE_SPOOL_DIR),
     requestRecordRetentionDays: e.REQUEST_RECORD_RETENTION_DAYS,
+    ledgerMaxConcurrentCommits: e.LEDGER_MAX_CONCURRENT_COMMITS,
     secrets: Object.freeze({ ...present }),
   };
 }

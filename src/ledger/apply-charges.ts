@@ -1,4 +1,4 @@
-import type { AnyBulkWriteOperation, ClientSession } from 'mongodb';
+import type { AnyBulkWriteOperation, ClientSession, Document } from 'mongodb';
 import type { AccountDoc } from '../accounts/account-types.js';
 import { minBig, maxBig } from '../billing/money.js';
 import { dayPeriod, monthPeriod, nextDayStart, nextMonthStart } from '../billing/periods.js';
@@ -90,29 +90,101 @@ class BatchTotals {
   }
 }
 
+/** How a batch learns which of its request ids are already in the ledger. */
+export type DuplicateCheck = 'read-first' | 'on-conflict';
+
+/**
+ * Up to this many accounts in a batch, each account's balance is read and updated by one
+ * findOneAndUpdate (a round trip per account); beyond it, one find and one bulkWrite (two
+ * round trips) serve all accounts. Most batches of a busy gateway charge one account.
+ */
+const UPDATE_EACH_ACCOUNT_UP_TO = 1;
+
+/**
+ * Thrown when an entry of the batch is already in the ledger although the batch did not read
+ * the ledger first: the transaction is void, and the batch is retried with `read-first`.
+ */
+export class AlreadyCharged extends Error {
+  constructor() {
+    super('a charge of the batch is already in the ledger');
+    this.name = 'AlreadyCharged';
+  }
+}
+
+/**
+ * The balance update of one account charged `total` in one batch, as an aggregation pipeline
+ * so MongoDB applies the floor itself: what leaves the balance is min(total, max(balance, 0)),
+ * exactly the sum the charges take one by one; the rest is absorbed.
+ */
+function floorUpdate(total: bigint): Document[] {
+  const taken = { $min: [total, { $max: ['$balance', 0n] }] };
+  return [
+    {
+      $set: {
+        balance: { $subtract: ['$balance', taken] },
+        charged: { $add: [{ $ifNull: ['$charged', 0n] }, taken] },
+        absorbed: { $add: [{ $ifNull: ['$absorbed', 0n] }, { $subtract: [total, taken] }] },
+      },
+    },
+  ];
+}
+
+/**
+ * Balances before the batch, each account's update already applied in the transaction when
+ * the batch has few accounts (one round trip per account instead of a read and a write).
+ */
+async function balancesBefore(
+  c: Collections,
+  session: ClientSession,
+  fresh: readonly ChargeRequest[],
+): Promise<{ balances: Map<string, bigint>; updated: boolean }> {
+  const costs = new Map<string, bigint>();
+  for (const r of fresh) costs.set(r.accountId, (costs.get(r.accountId) ?? 0n) + r.cost);
+  const balances = new Map<string, bigint>();
+  if (costs.size > UPDATE_EACH_ACCOUNT_UP_TO) {
+    const accounts = await c.accounts.find({ _id: { $in: [...costs.keys()] } }, { session, projection: { balance: 1 } }).toArray();
+    for (const a of accounts as Array<Pick<AccountDoc, '_id' | 'balance'>>) balances.set(a._id, a.balance);
+    return { balances, updated: false };
+  }
+  for (const [id, total] of costs) {
+    const before = await c.accounts.findOneAndUpdate({ _id: id }, floorUpdate(total), {
+      session,
+      returnDocument: 'before',
+      projection: { balance: 1 },
+    });
+    if (before) balances.set(id, before.balance);
+  }
+  return { balances, updated: true };
+}
+
 /**
  * Applies a batch of charges inside the caller's transaction. Request ids already in the
  * ledger are reported as duplicates and change nothing. Balances floor at zero; the part of
  * a cost a balance cannot cover is recorded as absorbed.
+ *
+ * With `on-conflict` the ledger is not read first (replays are rare, and a read is a round
+ * trip every commit waits for): an id already there fails the entry insert with a duplicate
+ * key, which voids the transaction and surfaces as `AlreadyCharged`; the caller then runs the
+ * batch again with `read-first`.
  */
 export async function applyCharges(
   c: Collections,
   session: ClientSession,
   requests: readonly ChargeRequest[],
+  check: DuplicateCheck = 'read-first',
 ): Promise<Map<string, ChargeOutcome>> {
   const outcomes = new Map<string, ChargeOutcome>();
-  const ids = [...new Set(requests.map((r) => r.requestId))];
-  const existing = await c.ledger.find({ _id: { $in: ids } }, { session }).toArray();
-  for (const entry of existing) outcomes.set(entry._id, outcomeOf(entry, true));
+  if (check === 'read-first') {
+    const ids = [...new Set(requests.map((r) => r.requestId))];
+    const existing = await c.ledger.find({ _id: { $in: ids } }, { session }).toArray();
+    for (const entry of existing) outcomes.set(entry._id, outcomeOf(entry, true));
+  }
 
   const seen = new Set(outcomes.keys());
   const fresh = requests.filter((r) => !seen.has(r.requestId) && seen.add(r.requestId));
   if (fresh.length === 0) return outcomes;
 
-  const accountIds = [...new Set(fresh.map((r) => r.accountId))];
-  const accounts = await c.accounts.find({ _id: { $in: accountIds } }, { session, projection: { balance: 1 } }).toArray();
-  const balances = new Map(accounts.map((a: Pick<AccountDoc, '_id' | 'balance'>) => [a._id, a.balance]));
-
+  const { balances, updated } = await balancesBefore(c, session, fresh);
   const entries: LedgerDoc[] = [];
   const totals = new BatchTotals();
   for (const r of fresh) {
@@ -139,8 +211,13 @@ export async function applyCharges(
     outcomes.set(r.requestId, outcomeOf(entry, false));
     totals.add(r, charged, absorbed);
   }
-  await c.ledger.insertMany(entries, { session, ordered: true });
-  await c.accounts.bulkWrite(totals.accountOps(), { session, ordered: false });
+  try {
+    await c.ledger.insertMany(entries, { session, ordered: true });
+  } catch (err) {
+    if (check === 'on-conflict' && (err as { code?: unknown }).code === 11000) throw new AlreadyCharged();
+    throw err;
+  }
+  if (!updated) await c.accounts.bulkWrite(totals.accountOps(), { session, ordered: false });
   await c.keys.bulkWrite(totals.keyOps(), { session, ordered: false });
   await c.keySpend.bulkWrite(totals.spendOps(), { session, ordered: false });
   return outcomes;

@@ -2,12 +2,17 @@ import type { ClientSession, MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
 import type { Collections } from '../db/collections.js';
 import type { LedgerDoc } from './ledger-types.js';
-import { applyCharges, type ChargeOutcome, type ChargeRequest } from './apply-charges.js';
+import { AlreadyCharged, applyCharges, type ChargeOutcome, type ChargeRequest, type DuplicateCheck } from './apply-charges.js';
+import { BatchLanes, lanesOf } from './batch-lanes.js';
+import type { LedgerWriterObserver, LedgerBatch } from './ledger-observer.js';
 
 export type { ChargeOutcome, ChargeRequest } from './apply-charges.js';
+export type { LedgerBatch, LedgerWriterObserver } from './ledger-observer.js';
 
 interface Pending {
   request: ChargeRequest;
+  /** The documents it writes besides its entry (see `lanesOf`), named once. */
+  lanes: string[];
   resolve: (outcome: ChargeOutcome) => void;
   reject: (err: unknown) => void;
 }
@@ -18,6 +23,10 @@ export interface LedgerWriterOptions {
   maxBatch?: number;
   /** How long the first charge of a batch waits for company. */
   maxDelayMs?: number;
+  /** Most batch transactions in flight at once (batches in flight never share an account). */
+  maxConcurrent?: number;
+  /** Told about every batch (metrics). */
+  observer?: LedgerWriterObserver;
 }
 
 /**
@@ -25,14 +34,23 @@ export interface LedgerWriterOptions {
  * MongoDB transaction (one insertMany of entries, one bulkWrite of balance and spend
  * increments); each caller's promise resolves only after that transaction committed, so a
  * cost is durable before it is reported. Charges are idempotent by request id.
+ *
+ * Several batches may commit at once, so a charge arriving during a commit need not wait for
+ * it, but batches in flight never share an account or key: a charge whose account is being
+ * committed waits for that batch, so each account's charges apply in arrival order (the
+ * balance floor and `absorbed` come out as if every charge ran alone) and concurrent
+ * transactions do not write the same documents.
  */
 export class LedgerWriter {
   private queue: Pending[] = [];
   private timer: NodeJS.Timeout | undefined;
-  private inFlight: Promise<void> = Promise.resolve();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly lanes = new BatchLanes();
   private committing = 0;
   private readonly maxBatch: number;
   private readonly maxDelayMs: number;
+  private readonly maxConcurrent: number;
+  private readonly observer: LedgerWriterObserver | undefined;
 
   constructor(
     private readonly client: MongoClient,
@@ -42,12 +60,14 @@ export class LedgerWriter {
   ) {
     this.maxBatch = options.maxBatch ?? 2_000;
     this.maxDelayMs = options.maxDelayMs ?? 2;
+    this.maxConcurrent = Math.max(1, options.maxConcurrent ?? 4);
+    this.observer = options.observer;
   }
 
   /** Records a charge; resolves with what was charged once it is durable. */
   charge(request: ChargeRequest): Promise<ChargeOutcome> {
     return new Promise<ChargeOutcome>((resolve, reject) => {
-      this.queue.push({ request, resolve, reject });
+      this.queue.push({ request, lanes: lanesOf(request), resolve, reject });
       if (this.queue.length >= this.maxBatch) this.flushSoon(0);
       else this.flushSoon(this.maxDelayMs);
     });
@@ -62,8 +82,10 @@ export class LedgerWriter {
   async drain(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    while (this.queue.length > 0) await this.runNext();
-    await this.inFlight;
+    while (this.queue.length > 0 || this.inFlight.size > 0) {
+      this.launch();
+      await Promise.all(this.inFlight);
+    }
   }
 
   private flushSoon(delayMs: number): void {
@@ -71,45 +93,108 @@ export class LedgerWriter {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.runNext();
+      this.launch();
     }, delayMs);
   }
 
-  /** Batches run one after another, so a batch never races the next one on the same account. */
-  private runNext(): Promise<void> {
-    this.inFlight = this.inFlight.then(async () => {
-      const batch = this.queue.splice(0, this.maxBatch);
-      this.committing = batch.length;
-      try {
-        if (batch.length > 0) await this.commit(batch);
-      } finally {
-        this.committing = 0;
-      }
-      if (this.queue.length > 0) this.flushSoon(this.maxDelayMs);
-    });
-    return this.inFlight;
+  /** Starts batches while a transaction slot is free and some queued charge may go. */
+  private launch(): void {
+    while (this.inFlight.size < this.maxConcurrent && this.queue.length > 0) {
+      const batch = this.takeBatch();
+      if (batch.length === 0) return;
+      this.start(batch);
+    }
   }
 
-  private async commit(batch: Pending[]): Promise<void> {
+  /**
+   * Takes queued charges, oldest first, whose account and key no batch in flight holds. A
+   * charge left behind blocks its account and key for the rest of this pass, so no later
+   * charge of the same account overtakes it.
+   */
+  private takeBatch(): Pending[] {
+    const taken: Pending[] = [];
+    const rest: Pending[] = [];
+    const blocked = new Set<string>();
+    let i = 0;
+    for (; i < this.queue.length && taken.length < this.maxBatch; i++) {
+      const p = this.queue[i]!;
+      if (!this.lanes.busy(p.lanes) && !p.lanes.some((l) => blocked.has(l))) taken.push(p);
+      else {
+        rest.push(p);
+        for (const l of p.lanes) blocked.add(l);
+      }
+    }
+    if (taken.length === 0) return taken;
+    this.queue = i < this.queue.length ? rest.concat(this.queue.slice(i)) : rest;
+    return taken;
+  }
+
+  private start(batch: Pending[]): void {
+    const lanes = this.lanes.claim(batch.flatMap((p) => p.lanes));
+    this.committing += batch.length;
+    const info: LedgerBatch = { charges: batch.length, accounts: [...new Set(batch.map((p) => p.request.accountId))] };
+    this.notify(() => this.observer?.batchStarted?.(info, this.inFlight.size + 1));
+    const run = this.commit(batch, info).finally(() => {
+      this.lanes.release(lanes);
+      this.committing -= batch.length;
+      this.inFlight.delete(run);
+      // Charges that waited for this batch's account have had their company already.
+      if (this.queue.length > 0) this.launch();
+    });
+    this.inFlight.add(run);
+  }
+
+  private async commit(batch: Pending[], info: LedgerBatch): Promise<void> {
     const session: ClientSession = this.client.startSession();
+    const started = performance.now();
     try {
-      let outcomes = new Map<string, ChargeOutcome>();
-      await session.withTransaction(
-        async () => {
-          outcomes = await applyCharges(this.c, session, batch.map((p) => p.request));
-        },
-        { writeConcern: { w: 'majority', journal: true } },
-      );
+      const outcomes = await this.transact(session, batch.map((p) => p.request));
+      this.notify(() => this.observer?.batchFinished?.(info, (performance.now() - started) / 1000, true));
       for (const p of batch) {
         const outcome = outcomes.get(p.request.requestId);
         if (outcome) p.resolve(outcome);
         else p.reject(new Error(`charge ${p.request.requestId} missing from batch result`));
       }
     } catch (err) {
+      this.notify(() => this.observer?.batchFinished?.(info, (performance.now() - started) / 1000, false));
       this.log.error({ err, size: batch.length }, 'ledger batch failed');
       for (const p of batch) p.reject(err);
     } finally {
-      await session.endSession();
+      await session.endSession().catch(() => undefined);
+    }
+  }
+
+  /**
+   * One durable transaction for the batch. withTransaction retries TransientTransactionError
+   * (a write conflict, e.g. with another process charging the same account) and an unknown
+   * commit result; each attempt recomputes the outcomes from what it reads. The ledger is not
+   * read first unless the batch turns out to hold a request id already charged.
+   */
+  private async transact(session: ClientSession, requests: ChargeRequest[]): Promise<Map<string, ChargeOutcome>> {
+    let outcomes = new Map<string, ChargeOutcome>();
+    let check: DuplicateCheck = 'on-conflict';
+    for (;;) {
+      try {
+        await session.withTransaction(
+          async () => {
+            outcomes = await applyCharges(this.c, session, requests, check);
+          },
+          { writeConcern: { w: 'majority', journal: true } },
+        );
+        return outcomes;
+      } catch (err) {
+        if (!(err instanceof AlreadyCharged) || check === 'read-first') throw err;
+        check = 'read-first';
+      }
+    }
+  }
+
+  /** Runs an observer hook; a failing hook must never fail (or un-resolve) a committed batch. */
+  private notify(hook: () => void): void {
+    try {
+      hook();
+    } catch (err) {
+      this.log.warn({ err }, 'ledger observer failed');
     }
   }
 }

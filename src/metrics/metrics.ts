@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { toUsdNumber } from '../billing/money.js';
 import { EventLoopDelayMetrics } from './event-loop-delay.js';
+import { LedgerMetrics } from './ledger-metrics.js';
 import { RequestMetrics } from './request-metrics.js';
 
 /** What kind of upstream call a latency sample measures. */
@@ -22,6 +23,8 @@ export class Metrics {
   private readonly chargedUsd: Counter<'source'>;
   /** Event-loop delay, so a request that blocks the loop shows on /metrics. */
   readonly eventLoop: EventLoopDelayMetrics;
+  /** Ledger batch commits and spool depth (the ledger writer's observer). */
+  readonly ledger: LedgerMetrics;
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -52,6 +55,7 @@ export class Metrics {
       registers,
     });
     this.eventLoop = new EventLoopDelayMetrics(this.registry);
+    this.ledger = new LedgerMetrics(this.registry);
     if (options.defaultMetrics === true) collectDefaultMetrics({ register: this.registry, prefix: 'farebox_' });
   }
 
