@@ -28,6 +28,8 @@ COPY --from=build /app/dist ./dist
 # Data files read at run time, found beside their source (PROVIDERS_FILE, CATALOG_FILE defaults).
 COPY src/providers/providers.json ./src/providers/providers.json
 COPY src/catalog/seed-models.json ./src/catalog/seed-models.json
+# Admission's Lua scripts, registered on the Redis clients at run time.
+COPY src/limits/lua ./src/limits/lua
 # A system user of our own, so the image does not depend on the base having one.
 RUN groupadd --system farebox \
  && useradd --system --gid farebox --home-dir /app --shell /usr/sbin/nologin farebox \

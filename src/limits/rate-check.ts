@@ -6,7 +6,7 @@ import type { Redis } from '../redis/redis.js';
 import type { AdmissionKeys } from './admission-keys.js';
 import { rateLimited, type RateScope } from './admission-errors.js';
 import type { RateInfo } from './admission-types.js';
-import { RATE } from './admission-scripts.js';
+import { runScript } from './lua-commands.js';
 
 /** The RPM window: any 60 s, not the calendar minute, so a burst cannot straddle two. */
 export const RATE_WINDOW_MS = 60_000;
@@ -53,8 +53,9 @@ export class RateChecker {
     const now = at.getTime();
     const dayEnd = nextDayStart(at).getTime();
     const reply = numbers(
-      await RATE.run(
+      await runScript(
         this.redis,
+        'rate',
         [this.keys.keyRequests(key.account_id, key._id), this.keys.accountRequests(key.account_id), this.keys.accountDay(key.account_id, at)],
         [now, `${now}:${this.nonce}:${this.counter++}`, keyLimit, accountLimit, dayLimit, RATE_WINDOW_MS, dayEnd - now + 3_600_000],
       ),

@@ -5,10 +5,10 @@ import type { KeyLiveUsage } from '../http/routes/account/key-info.js';
 import { chargesUnavailable } from '../ledger/spooling-ledger.js';
 import { AdmissionKeys } from './admission-keys.js';
 import { capReached, insufficientCredits, managementKey, notInAllowlist, notOnFreeTier, tooManyStreams, type CapName } from './admission-errors.js';
-import { ADMIT, LIVE } from './admission-scripts.js';
 import { RedisAdmissionTicket, type TicketContext } from './admission-ticket.js';
 import type { Admission, AdmissionRequest, AdmissionTicket, RateInfo } from './admission-types.js';
 import { FreeTierCache } from './free-tier-cache.js';
+import { runScript } from './lua-commands.js';
 import { LeaseRefresher, MAX_LEASE_AGE_MS } from './lease-refresher.js';
 import { MirrorLoader, type MirrorName } from './mirrors.js';
 import { RATE_WINDOW_MS, RateChecker } from './rate-check.js';
@@ -119,8 +119,9 @@ export class RedisAdmission implements Admission {
   async liveUsage(key: KeyDoc): Promise<KeyLiveUsage> {
     await this.epoch.ready();
     const k = this.keys;
-    const reply = await LIVE.run(
+    const reply = await runScript(
       this.deps.redis,
+      'live',
       [k.holds(key.account_id), k.holdInfo(key.account_id), k.heldTotal(key.account_id), k.keyHeld(key.account_id), k.keyRequests(key.account_id, key._id), k.accountRequests(key.account_id)],
       [this.deps.clock().getTime(), key._id, RATE_WINDOW_MS],
     );
@@ -169,8 +170,9 @@ export class RedisAdmission implements Admission {
     const cap = (value: bigint | undefined) => (model.isFree || value === undefined ? '-1' : value.toString());
     const now = at.getTime();
     const streamLimit = request.stream ? (key.limits.concurrent_streams ?? NO_STREAM_LIMIT) : -1;
-    const reply = await ADMIT.run(
+    const reply = await runScript(
       this.deps.redis,
+      'admit',
       [k.balance(a), k.holds(a), k.holdInfo(a), k.heldTotal(a), k.keyHeld(a), k.spendLifetime(a, key._id), k.spendDay(a, key._id, at), k.spendMonth(a, key._id, at), k.streams(a, key._id)],
       [now, requestId, key._id, request.estimate.toString(), model.isFree ? '0' : '1', cap(caps.lifetime), cap(caps.day), cap(caps.month), streamLimit, now + this.holdTtlMs, now + STREAM_LEASE_MS, Math.max(this.holdTtlMs, STREAM_LEASE_MS) * 2],
     );
