@@ -1,11 +1,14 @@
 import type { ParameterizedContext } from 'koa';
 import type { KeyDoc } from '../keys/key-types.js';
+import type { DeferredRate } from '../limits/deferred-rate.js';
 
 /** Per-request state set by middleware. */
 export interface GatewayState {
   requestId: string;
   /** The authenticated key (set by `authenticate`). */
   key?: KeyDoc;
+  /** The request's RPM check while admission has yet to run it (set by `deferredRateLimit`). */
+  rate?: DeferredRate;
 }
 
 /** The Koa context every gateway handler receives. */
