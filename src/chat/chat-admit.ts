@@ -4,6 +4,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { validate } from '../http/validate.js';
 import type { KeyDoc } from '../keys/key-types.js';
 import type { AdmissionTicket } from '../limits/admission-types.js';
+import type { DeferredRate } from '../limits/deferred-rate.js';
 import type { ChatCapability, ChatRequestBody } from '../providers/chat/chat-types.js';
 import { estimateChatCostAsync } from './chat-estimate.js';
 import { countMessageTokensAsync } from '../billing/token-count-async.js';
@@ -37,9 +38,10 @@ export function completionId(requestId: string): string {
  * worst-case cost. Order (DESIGN §4.4): body → model (404/400) → allowlist and free tier
  * (403) → provider (503) → estimate → caps (403) → balance (402) → stream slot (429). The
  * estimate comes after every cheap refusal and is linear in the prompt's size. Nothing is
- * held when any step before admission fails.
+ * held when any step before admission fails. A pending RPM check (`rate`) runs inside
+ * admission's script; when an earlier step refuses, the caller runs it (see DeferredRate).
  */
-export async function admitChat(deps: ChatServiceDeps, key: KeyDoc, requestId: string, rawBody: unknown): Promise<AdmittedChat> {
+export async function admitChat(deps: ChatServiceDeps, key: KeyDoc, requestId: string, rawBody: unknown, rate?: DeferredRate): Promise<AdmittedChat> {
   const body = toChatRequestBody(validate(chatRequestSchema, rawBody));
   const model = resolveModel(deps.catalog, body.model, 'chat');
   await deps.admission.authorize(key, model);
@@ -47,7 +49,7 @@ export async function admitChat(deps: ChatServiceDeps, key: KeyDoc, requestId: s
   const chat = deps.providers.get(providerId).chat;
   if (chat === undefined) throw new GatewayError('upstream_error', `Provider "${providerId}" cannot serve chat models`);
   const { estimate, fit } = await estimateChatCostAsync(body, model, chat.outputLimit?.(body));
-  const ticket = await deps.admission.admit({ requestId, key, model, estimate, fit, stream: body.stream === true });
+  const ticket = await deps.admission.admit({ requestId, key, model, estimate, fit, stream: body.stream === true, rate });
   let counted: Promise<number> | undefined;
   const promptTokens = (): Promise<number> => (counted ??= countMessageTokensAsync(body.messages));
   const meta = { id: completionId(requestId), created: Math.floor(deps.clock().getTime() / 1000), model: model.id };

@@ -1,6 +1,7 @@
 import type { ParameterizedContext } from 'koa';
 import type { ConsoleSessionLoader } from '../console/console-identity.js';
 import type { KeyDoc } from '../keys/key-types.js';
+import type { DeferredRate } from '../limits/deferred-rate.js';
 
 /** Per-request state set by middleware. */
 export interface GatewayState {
@@ -9,6 +10,8 @@ export interface GatewayState {
   key?: KeyDoc;
   /** The console session of a cookie-carrying request without an Authorization header. */
   consoleSession?: ConsoleSessionLoader;
+  /** The request's RPM check while admission has yet to run it (set by `deferredRateLimit`). */
+  rate?: DeferredRate;
 }
 
 /** The Koa context every gateway handler receives. */

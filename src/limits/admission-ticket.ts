@@ -6,7 +6,7 @@ import type { KeyDoc } from '../keys/key-types.js';
 import type { ChargeOutcome, ChargeRequest } from '../ledger/ledger-writer.js';
 import type { Redis } from '../redis/redis.js';
 import type { AdmissionKeys } from './admission-keys.js';
-import { FINISH } from './admission-scripts.js';
+import { runScript } from './lua-commands.js';
 import type { AdmissionTicket } from './admission-types.js';
 import type { LeaseRefresher } from './lease-refresher.js';
 
@@ -110,8 +110,9 @@ export class RedisAdmissionTicket implements AdmissionTicket {
       const balance = keys.balance(accountId);
       const spend = [keys.spendLifetime(accountId, keyId), keys.spendDay(accountId, keyId, at), keys.spendMonth(accountId, keyId, at)];
       const mirrors = [balance, ...spend];
-      await FINISH.run(
+      await runScript(
         this.ctx.redis,
+        'finish',
         [
           balance,
           keys.holds(accountId),

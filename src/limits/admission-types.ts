@@ -2,6 +2,7 @@ import type { CatalogModel } from '../catalog/model-types.js';
 import type { KeyDoc } from '../keys/key-types.js';
 import type { ChargeOutcome } from '../ledger/ledger-writer.js';
 import type { BilledUnits } from '../billing/pricing.js';
+import type { DeferredRate, RateReport } from './deferred-rate.js';
 
 /** Rate-limit figures for the `X-RateLimit-*` headers. */
 export interface RateInfo {
@@ -24,6 +25,8 @@ export interface AdmissionRequest {
   fit?: (room: bigint) => string;
   /** Streams take a concurrent-stream slot. */
   stream: boolean;
+  /** The request's RPM check when still pending: admission runs it first, in the same script. */
+  rate?: DeferredRate;
 }
 
 /** An admitted request: holds money (and maybe a stream slot) until settled or released. */
@@ -44,13 +47,16 @@ export interface AdmissionTicket {
 }
 
 /**
- * Admission control (DESIGN §4.4, §5). Order: auth → `checkRate` → body validation → model
+ * Admission control (DESIGN §4.4, §5). Order: auth → `checkRate` (or `deferRate`, run inside
+ * `admit` ahead of its own refusals) → body validation → model
  * resolution → `authorize` (allowlist and free tier) → provider availability (the caller) →
  * `admit` (spend caps → balance → stream slot).
  */
 export interface Admission {
   /** RPM per key (and per account on the free tier); throws 429 `rate_limited`. */
   checkRate(key: KeyDoc): Promise<RateInfo>;
+  /** The RPM check of a request that will reach `admit`, which runs it (see {@link DeferredRate}). */
+  deferRate(key: KeyDoc, report: RateReport): DeferredRate;
   /** Whether the key may use the model (role, allowlist, free tier); throws 403 `model_not_allowed`. */
   authorize(key: KeyDoc, model: CatalogModel): Promise<void>;
   /** Throws 403/402/429 per the error table; otherwise holds and returns a ticket. */

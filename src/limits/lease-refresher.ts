@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../billing/periods.js';
 import type { Redis } from '../redis/redis.js';
 import type { AdmissionKeys } from './admission-keys.js';
-import { LuaScript } from './lua-script.js';
+import { runScript } from './lua-commands.js';
 
 /** Longest a request may keep its hold and slot alive, whatever happens to it. */
 export const MAX_LEASE_AGE_MS = 15 * 60_000;
@@ -28,27 +28,6 @@ export interface LeaseTimings {
   /** TTL of the containers (holds ZSET, totals) so they outlive their members. */
   readonly containerTtlMs: number;
 }
-
-/**
- * Places a request's hold and slot again under a new Redis generation (after Redis lost or
- * rewound data), unless already there. KEYS: holds, holdinfo, held, kheld, streams.
- * ARGV: requestId, amount, keyId, hold expiry, stream expiry (-1 = no slot), container TTL ms.
- */
-const PLACE = new LuaScript(`
-local id, amount = ARGV[1], ARGV[2]
-if amount ~= '0' and redis.call('HEXISTS', KEYS[2], id) == 0 then
-  redis.call('ZADD', KEYS[1], ARGV[4], id)
-  redis.call('HSET', KEYS[2], id, amount .. ':' .. ARGV[3])
-  redis.call('INCRBY', KEYS[3], amount)
-  redis.call('HINCRBY', KEYS[4], ARGV[3], amount)
-  for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[6]) end
-end
-if ARGV[5] ~= '-1' then
-  redis.call('ZADD', KEYS[5], ARGV[5], id)
-  redis.call('PEXPIRE', KEYS[5], ARGV[6])
-end
-return 1
-`);
 
 /**
  * Keeps the holds and stream slots of running requests from expiring. A crashed process stops
@@ -105,8 +84,9 @@ export class LeaseRefresher {
     const t = this.timings;
     await Promise.all(
       leases.map((l) =>
-        PLACE.run(
+        runScript(
           this.redis,
+          'place',
           [k.holds(l.accountId), k.holdInfo(l.accountId), k.heldTotal(l.accountId), k.keyHeld(l.accountId), k.streams(l.accountId, l.keyId)],
           [l.requestId, l.held.toString(), l.keyId, now + t.holdTtlMs, l.stream ? now + t.streamTtlMs : -1, t.containerTtlMs],
         ),

@@ -3,7 +3,7 @@ import type { Collections } from '../db/collections.js';
 import type { Redis } from '../redis/redis.js';
 import type { AdmissionKeys } from './admission-keys.js';
 import { readMirrorSnapshot, type MirrorName } from './mirror-snapshot.js';
-import { INVALIDATE_MIRROR, LOAD_MIRROR } from './mirror-scripts.js';
+import { runScript } from './lua-commands.js';
 
 export type { MirrorName } from './mirror-snapshot.js';
 
@@ -29,7 +29,7 @@ export interface MirrorLoaderDeps {
 /**
  * Rebuilds Redis mirrors of MongoDB figures (account balance, key spend per period) exactly:
  * the figures and the ids of the charges they contain come from one MongoDB snapshot, and
- * LOAD_MIRROR reconciles them with charges that settled in Redis around that read, so a charge
+ * the load-mirror script reconciles them with charges that settled in Redis around that read, so a charge
  * is counted once whether its FINISH ran before, during or after the rebuild.
  */
 export class MirrorLoader {
@@ -44,7 +44,7 @@ export class MirrorLoader {
   /** Drops an account's balance mirror; the next request rebuilds it from MongoDB. */
   async invalidateBalance(accountId: string): Promise<void> {
     const mirror = this.d.keys.balance(accountId);
-    await INVALIDATE_MIRROR.run(this.d.redis, [mirror, this.d.keys.mirrorVersion(mirror)], [VERSION_TTL_MS]);
+    await runScript(this.d.redis, 'invalidate-mirror', [mirror, this.d.keys.mirrorVersion(mirror)], [VERSION_TTL_MS]);
   }
 
   /** One MongoDB read for the given mirrors; returns those that must be read again. */
@@ -61,7 +61,7 @@ export class MirrorLoader {
       const m = mirrors[i] as string;
       const figure = snap.figures.get(name) ?? 0n;
       const args = [figure.toString(), MIRROR_TTL_MS, versions[i] ?? '0', since.getTime(), checkIds.length, ...checkIds, ...snap.chargeIds];
-      const reply = await LOAD_MIRROR.run(redis, [m, keys.unapplied(m), keys.baked(m), keys.mirrorVersion(m)], args);
+      const reply = await runScript(redis, 'load-mirror', [m, keys.unapplied(m), keys.baked(m), keys.mirrorVersion(m)], args);
       if (reply === 'stale' || reply === 'retry') again.push(name);
     }
     return again;

@@ -6,7 +6,7 @@ import type { Redis } from '../redis/redis.js';
 import type { AdmissionKeys } from './admission-keys.js';
 import { rateLimited, type RateScope } from './admission-errors.js';
 import type { RateInfo } from './admission-types.js';
-import { RATE } from './admission-scripts.js';
+import { runScript } from './lua-commands.js';
 
 /** The RPM window: any 60 s, not the calendar minute, so a burst cannot straddle two. */
 export const RATE_WINDOW_MS = 60_000;
@@ -26,7 +26,21 @@ interface Window {
   oldest: number;
 }
 
-function numbers(reply: unknown): number[] {
+/**
+ * One request's rate check, ready to run: the request-log keys and the arguments of the rate
+ * part of a script (RATE alone, or folded into ADMIT). The member names the request in the
+ * logs, so a script run again for the same request sees that it was counted already.
+ */
+export interface RatePlan {
+  readonly keys: readonly [string, string, string];
+  /** member, key limit, account limit, day limit (-1 = none), window ms, day counter TTL ms. */
+  readonly args: readonly [string, number, number, number, number, number];
+  readonly now: number;
+  readonly dayEnd: number;
+}
+
+/** Rate figures a script replies: {admitted, keyCount, keyRetryAt, keyOldest, acctCount, acctRetryAt, acctOldest, dayCount}. */
+export function rateFigures(reply: unknown): number[] {
   if (!Array.isArray(reply)) throw new Error('unexpected rate script reply');
   return reply.map((v) => Number(v));
 }
@@ -45,21 +59,33 @@ export class RateChecker {
 
   /** Counts the request or throws 429 `rate_limited` (with {@link rateInfoOf} figures). */
   async check(key: KeyDoc, onFreeTier: boolean): Promise<RateInfo> {
+    const plan = this.plan(key, onFreeTier, this.clock());
+    if (!plan) return UNLIMITED;
+    const reply = await runScript(this.redis, 'rate', plan.keys, [plan.now, ...plan.args]);
+    return this.outcome(plan, rateFigures(reply));
+  }
+
+  /** The rate check of one request at `at`, or undefined when no request-rate limit applies. */
+  plan(key: KeyDoc, onFreeTier: boolean, at: Date): RatePlan | undefined {
     const keyLimit = key.limits.rpm ?? -1;
     const accountLimit = onFreeTier ? this.freeTier.rpm : -1;
     const dayLimit = onFreeTier ? this.freeTier.perDay : -1;
-    if (keyLimit < 0 && accountLimit < 0) return UNLIMITED;
-    const at = this.clock();
+    if (keyLimit < 0 && accountLimit < 0) return undefined;
     const now = at.getTime();
     const dayEnd = nextDayStart(at).getTime();
-    const reply = numbers(
-      await RATE.run(
-        this.redis,
-        [this.keys.keyRequests(key.account_id, key._id), this.keys.accountRequests(key.account_id), this.keys.accountDay(key.account_id, at)],
-        [now, `${now}:${this.nonce}:${this.counter++}`, keyLimit, accountLimit, dayLimit, RATE_WINDOW_MS, dayEnd - now + 3_600_000],
-      ),
-    );
-    const [admitted = 0, kn = 0, kRetry = 0, kOld = 0, an = 0, aRetry = 0, aOld = 0, dn = 0] = reply;
+    return {
+      keys: [this.keys.keyRequests(key.account_id, key._id), this.keys.accountRequests(key.account_id), this.keys.accountDay(key.account_id, at)],
+      args: [`${now}:${this.nonce}:${this.counter++}`, keyLimit, accountLimit, dayLimit, RATE_WINDOW_MS, dayEnd - now + 3_600_000],
+      now,
+      dayEnd,
+    };
+  }
+
+  /** The figures for the headers when the script counted the request; else throws the 429. */
+  outcome(plan: RatePlan, figures: readonly number[]): RateInfo {
+    const { now, dayEnd } = plan;
+    const [, keyLimit, accountLimit, dayLimit] = plan.args;
+    const [admitted = 0, kn = 0, kRetry = 0, kOld = 0, an = 0, aRetry = 0, aOld = 0, dn = 0] = figures;
     const windows: Window[] = [];
     if (keyLimit >= 0) windows.push({ limit: keyLimit, used: kn, retryAt: kRetry, oldest: kOld || now });
     if (accountLimit >= 0) windows.push({ limit: accountLimit, used: an, retryAt: aRetry, oldest: aOld || now });

@@ -5,13 +5,14 @@ import type { KeyLiveUsage } from '../http/routes/account/key-info.js';
 import { chargesUnavailable } from '../ledger/spooling-ledger.js';
 import { AdmissionKeys } from './admission-keys.js';
 import { capReached, insufficientCredits, managementKey, notInAllowlist, notOnFreeTier, tooManyStreams, type CapName } from './admission-errors.js';
-import { ADMIT, LIVE } from './admission-scripts.js';
 import { RedisAdmissionTicket, type TicketContext } from './admission-ticket.js';
 import type { Admission, AdmissionRequest, AdmissionTicket, RateInfo } from './admission-types.js';
+import { DeferredRate, type RateReport } from './deferred-rate.js';
 import { FreeTierCache } from './free-tier-cache.js';
+import { runScript } from './lua-commands.js';
 import { LeaseRefresher, MAX_LEASE_AGE_MS } from './lease-refresher.js';
 import { MirrorLoader, type MirrorName } from './mirrors.js';
-import { RATE_WINDOW_MS, RateChecker } from './rate-check.js';
+import { RATE_WINDOW_MS, RateChecker, rateFigures, type RatePlan } from './rate-check.js';
 import { RedisEpoch } from './redis-epoch.js';
 
 /** What admission needs from the composition root (`bus` and `catalog` are optional). */
@@ -24,11 +25,21 @@ const NO_STREAM_LIMIT = 1_000_000_000;
 /** Missing mirrors are rebuilt and the script retried at most this often per request. */
 const MAX_ATTEMPTS = 4;
 
-type Reply = ['ok', string] | ['missing', ...MirrorName[]] | ['cap', CapName, string] | ['balance', string] | ['streams'];
+type Reply = ['ok', string] | ['missing', ...MirrorName[]] | ['cap', CapName, string] | ['balance', string] | ['streams'] | ['rate'];
 
-function parseReply(value: unknown): Reply {
-  if (!Array.isArray(value) || typeof value[0] !== 'string') throw new Error('unexpected admission script reply');
-  return value.map(String) as Reply;
+/** The script's {rate figures (empty when it did not check the rate), status...}. */
+interface AdmitReply {
+  readonly rate: number[];
+  readonly reply: Reply;
+}
+
+/** Rate arguments of ADMIT that check nothing (the caller checked the rate already). */
+const NO_RATE_KEYS = ['-', '-', '-'] as const;
+const NO_RATE_ARGS = ['-', -1, -1, -1, RATE_WINDOW_MS, 0] as const;
+
+function parseReply(value: unknown): AdmitReply {
+  if (!Array.isArray(value) || !Array.isArray(value[0]) || typeof value[1] !== 'string') throw new Error('unexpected admission script reply');
+  return { rate: rateFigures(value[0]), reply: value.slice(1).map(String) as Reply };
 }
 
 /**
@@ -71,6 +82,10 @@ export class RedisAdmission implements Admission {
     return this.rates.check(key, await this.tiers.isFreeTier(key.account_id));
   }
 
+  deferRate(key: KeyDoc, report: RateReport): DeferredRate {
+    return new DeferredRate(() => this.checkRate(key), report);
+  }
+
   async authorize(key: KeyDoc, model: CatalogModel): Promise<void> {
     if (key.role === 'management') throw managementKey();
     const allowed = key.limits.models;
@@ -88,11 +103,14 @@ export class RedisAdmission implements Admission {
     await this.epoch.ready();
     const shortfall = (room: string) => ({ room: BigInt(room), estimate: request.estimate, fit: request.fit });
     const at = this.deps.clock();
+    const rate = await this.planRate(request, at);
     let resynced = false;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       // The generation the hold is placed in (Redis may be found rewound while the script runs).
       const generation = this.keys.generation;
-      const reply = await this.runAdmit(request, at);
+      const { rate: figures, reply } = await this.runAdmit(request, at, rate?.plan);
+      // The rate check ran (counted, or refused) unless mirrors were missing: then it runs again.
+      if (rate?.deferred.pending && reply[0] !== 'missing') rate.deferred.settle(() => (figures.length > 0 ? this.rates.outcome(rate.plan, figures) : undefined));
       switch (reply[0]) {
         case 'ok':
           return this.issue(request, BigInt(reply[1]), generation);
@@ -103,6 +121,8 @@ export class RedisAdmission implements Admission {
           throw capReached(key, reply[1], at, shortfall(reply[2]));
         case 'streams':
           throw tooManyStreams(key.limits.concurrent_streams ?? NO_STREAM_LIMIT);
+        case 'rate':
+          throw new Error('admission script refused on a rate it was not asked to check');
         case 'balance':
           // Refuse only on MongoDB's word: a top-up may not have reached the mirror yet.
           if (resynced || !(await this.mayResync(key.account_id))) throw insufficientCredits(shortfall(reply[1]));
@@ -119,8 +139,9 @@ export class RedisAdmission implements Admission {
   async liveUsage(key: KeyDoc): Promise<KeyLiveUsage> {
     await this.epoch.ready();
     const k = this.keys;
-    const reply = await LIVE.run(
+    const reply = await runScript(
       this.deps.redis,
+      'live',
       [k.holds(key.account_id), k.holdInfo(key.account_id), k.heldTotal(key.account_id), k.keyHeld(key.account_id), k.keyRequests(key.account_id, key._id), k.accountRequests(key.account_id)],
       [this.deps.clock().getTime(), key._id, RATE_WINDOW_MS],
     );
@@ -160,7 +181,18 @@ export class RedisAdmission implements Admission {
     return ok === 'OK';
   }
 
-  private async runAdmit(request: AdmissionRequest, at: Date): Promise<Reply> {
+  /** The pending rate check of a request, to run inside the admission script. */
+  private async planRate(request: AdmissionRequest, at: Date): Promise<{ deferred: DeferredRate; plan: RatePlan } | undefined> {
+    const deferred = request.rate;
+    if (!deferred?.pending) return undefined;
+    const plan = this.rates.plan(request.key, await this.tiers.isFreeTier(request.key.account_id), at);
+    if (plan) return { deferred, plan };
+    // No request-rate limit applies: nothing to count, no headers.
+    deferred.settle(() => undefined);
+    return undefined;
+  }
+
+  private async runAdmit(request: AdmissionRequest, at: Date, rate: RatePlan | undefined): Promise<AdmitReply> {
     const { key, model, requestId } = request;
     const k = this.keys;
     const a = key.account_id;
@@ -169,10 +201,11 @@ export class RedisAdmission implements Admission {
     const cap = (value: bigint | undefined) => (model.isFree || value === undefined ? '-1' : value.toString());
     const now = at.getTime();
     const streamLimit = request.stream ? (key.limits.concurrent_streams ?? NO_STREAM_LIMIT) : -1;
-    const reply = await ADMIT.run(
+    const reply = await runScript(
       this.deps.redis,
-      [k.balance(a), k.holds(a), k.holdInfo(a), k.heldTotal(a), k.keyHeld(a), k.spendLifetime(a, key._id), k.spendDay(a, key._id, at), k.spendMonth(a, key._id, at), k.streams(a, key._id)],
-      [now, requestId, key._id, request.estimate.toString(), model.isFree ? '0' : '1', cap(caps.lifetime), cap(caps.day), cap(caps.month), streamLimit, now + this.holdTtlMs, now + STREAM_LEASE_MS, Math.max(this.holdTtlMs, STREAM_LEASE_MS) * 2],
+      'admit',
+      [k.balance(a), k.holds(a), k.holdInfo(a), k.heldTotal(a), k.keyHeld(a), k.spendLifetime(a, key._id), k.spendDay(a, key._id, at), k.spendMonth(a, key._id, at), k.streams(a, key._id), ...(rate?.keys ?? NO_RATE_KEYS)],
+      [now, requestId, key._id, request.estimate.toString(), model.isFree ? '0' : '1', cap(caps.lifetime), cap(caps.day), cap(caps.month), streamLimit, now + this.holdTtlMs, now + STREAM_LEASE_MS, Math.max(this.holdTtlMs, STREAM_LEASE_MS) * 2, ...(rate?.args ?? NO_RATE_ARGS)],
     );
     return parseReply(reply);
   }

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from '../redis/redis.js';
 import type { AdmissionKeys } from './admission-keys.js';
 import type { LeaseRefresher } from './lease-refresher.js';
-import { LuaScript } from './lua-script.js';
+import { runScript } from './lua-commands.js';
 
 /** How often a connected process re-checks the epoch (catches FLUSHALL without a reconnect). */
 const CHECK_INTERVAL_MS = 1_000;
@@ -12,25 +12,6 @@ const CHECK_INTERVAL_MS = 1_000;
  * process (reconnecting, or at its periodic check) has re-placed its running requests' holds.
  */
 const SETTLE_MS = 2 * CHECK_INTERVAL_MS + 500;
-
-/**
- * Returns the generation to use and how long it must still settle (ms): the recorded one when
- * it was recorded by this very server run, else a new one (the server restarted, maybe from an
- * old snapshot, failed over, or the record is gone after FLUSHALL). Time is the server's, so
- * every process agrees. KEYS: epoch. ARGV: run_id, candidate generation, settle ms.
- */
-const EPOCH = new LuaScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local cur = redis.call('HMGET', KEYS[1], 'gen', 'run_id', 'since')
-if cur[1] and cur[2] == ARGV[1] then
-  local left = tonumber(cur[3] or '0') + tonumber(ARGV[3]) - now
-  if left < 0 then left = 0 end
-  return {cur[1], left}
-end
-redis.call('HSET', KEYS[1], 'gen', ARGV[2], 'run_id', ARGV[1], 'since', now)
-return {ARGV[2], tonumber(ARGV[3])}
-`);
 
 function runIdOf(info: string): string {
   const match = /^run_id:(\w+)/m.exec(info);
@@ -90,7 +71,7 @@ export class RedisEpoch {
 
   private async verify(): Promise<void> {
     const runId = runIdOf(await this.redis.info('server'));
-    const reply = await EPOCH.run(this.redis, [this.keys.epoch()], [runId, randomBytes(6).toString('hex'), SETTLE_MS]);
+    const reply = await runScript(this.redis, 'epoch', [this.keys.epoch()], [runId, randomBytes(6).toString('hex'), SETTLE_MS]);
     const [generation, settleMs] = Array.isArray(reply) ? [String(reply[0]), Number(reply[1])] : ['', 0];
     if (!generation) throw new Error('unexpected epoch script reply');
     if (generation !== this.keys.generation) await this.adopt(generation);

@@ -28,3 +28,25 @@ export function rateLimit(admission: Pick<Admission, 'checkRate'>): Middleware<G
     await next();
   };
 }
+
+/**
+ * Like {@link rateLimit} for routes whose handler passes `ctx.state.rate` to admission, which
+ * runs the check inside its own script (one Redis round trip per request instead of two).
+ * When the request fails before admission ran the check (bad body, unknown model, allowlist,
+ * provider), the check runs here before the error is answered, so a rate-limited key still
+ * gets its 429 first and every request is counted, as with {@link rateLimit}.
+ */
+export function deferredRateLimit(admission: Pick<Admission, 'deferRate'>): Middleware<GatewayState> {
+  return async function deferredRateLimitMiddleware(ctx, next) {
+    const rate = admission.deferRate(requireKey(ctx), (info) => setRateHeaders(ctx, info));
+    ctx.state.rate = rate;
+    try {
+      await next();
+    } catch (err) {
+      await rate.runAlone();
+      throw err;
+    }
+    // A handler that answered without admission still counts its request.
+    await rate.runAlone();
+  };
+}

@@ -7,7 +7,7 @@ import { metricsRoutes } from '../../metrics/metrics-routes.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import type { QueuedServiceDeps } from '../../queue/queued-service-deps.js';
 import { recordingAdmission } from '../../requests/recording-admission.js';
-import { rateLimit } from '../middleware/rate-limit.js';
+import { deferredRateLimit, rateLimit } from '../middleware/rate-limit.js';
 import type { GatewayState } from '../state.js';
 import { accountRoutes, type LiveUsageReader } from './account/account-routes.js';
 import { adminRoutes } from './admin/admin-routes.js';
@@ -25,6 +25,8 @@ import { responsesRoutes } from './responses/responses-routes.js';
 export interface RouteFamilyDeps extends Deps {
   /** Per-key RPM check, shared by every inference family. */
   readonly rateLimit: Middleware<GatewayState>;
+  /** Per-key RPM check run inside admission's script, for routes that pass `ctx.state.rate` on. */
+  readonly deferredRateLimit?: Middleware<GatewayState>;
   /** The job queue of the queue-backed families (images, OCR); without it they are not mounted. */
   readonly jobs?: JobQueue;
   /** Live usage shown by `GET /v1/key`; defaults to the admission state. */
@@ -78,6 +80,6 @@ export type RouteOptions = Pick<RouteFamilyDeps, 'jobs' | 'liveUsage' | 'documen
 export function routeFamilies(deps: Deps, options: RouteOptions = {}): Router<GatewayState>[] {
   // Admissions made by the routes fill the request records (model, provider, charge).
   const admission = recordingAdmission(deps.admission, deps.requests);
-  const familyDeps: RouteFamilyDeps = { ...deps, ...options, admission, rateLimit: rateLimit(deps.admission) };
+  const familyDeps: RouteFamilyDeps = { ...deps, ...options, admission, rateLimit: rateLimit(deps.admission), deferredRateLimit: deferredRateLimit(deps.admission) };
   return ROUTE_FAMILIES.flatMap((family) => family.mount(familyDeps) ?? []);
 }

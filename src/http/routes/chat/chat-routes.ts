@@ -15,6 +15,8 @@ export interface ChatRouteDeps extends ChatServiceDeps {
   readonly keyAuth: KeyAuthenticator;
   /** Per-key RPM check that also sets the `X-RateLimit-*` headers. */
   readonly rateLimit: Middleware<GatewayState>;
+  /** The same check run inside admission's script (used instead of `rateLimit` when given). */
+  readonly deferredRateLimit?: Middleware<GatewayState>;
 }
 
 /** Takes the response over from Koa once the stream commits; until then errors are JSON. */
@@ -37,8 +39,8 @@ function sseSink(ctx: GatewayContext): ChunkSink {
 /** `POST /v1/chat/completions`: inference keys → RPM → validation → admission → provider. */
 export function chatRoutes(deps: ChatRouteDeps): Router<GatewayState> {
   const router = new Router<GatewayState>({ prefix: '/v1' });
-  router.post('/chat/completions', authenticate(deps.keyAuth, ['inference']), deps.rateLimit, async (ctx) => {
-    const admitted = await admitChat(deps, requireKey(ctx), ctx.state.requestId, ctx.request.body);
+  router.post('/chat/completions', authenticate(deps.keyAuth, ['inference']), deps.deferredRateLimit ?? deps.rateLimit, async (ctx) => {
+    const admitted = await admitChat(deps, requireKey(ctx), ctx.state.requestId, ctx.request.body, ctx.state.rate);
     const client = abortOnClose(ctx.res);
     try {
       if (admitted.body.stream === true) await streamChat(deps, admitted, sseSink(ctx), client.signal);

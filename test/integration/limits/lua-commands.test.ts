@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runScript } from '../../../src/limits/lua-commands.js';
+import { createRedis, waitReady, type Redis } from '../../../src/redis/redis.js';
+import { testRedisUrl, uniqueName } from '../../setup/test-context.js';
+
+let redis: Redis;
+const prefix = uniqueName('lua');
+
+beforeAll(async () => {
+  redis = createRedis(testRedisUrl(), prefix);
+  await waitReady(redis);
+});
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  redis.disconnect();
+});
+
+describe('Lua scripts registered as commands', () => {
+  it('expands includes: the live script purges an expired hold out of the account and key totals', async () => {
+    const [holds, info, held, kheld, keyLog, acctLog] = ['holds', 'info', 'held', 'kheld', 'klog', 'alog'].map((k) => `${prefix}:${k}`) as [string, string, string, string, string, string];
+    await redis.zadd(holds, 1_000, 'req_1');
+    await redis.hset(info, 'req_1', '500:key_1');
+    await redis.set(held, '500');
+    await redis.hset(kheld, 'key_1', '500');
+    const reply = await runScript(redis, 'live', [holds, info, held, kheld, keyLog, acctLog], [2_000, 'key_1', 60_000]);
+    expect(reply).toEqual(['0', 0, 0]);
+    expect(await redis.get(held)).toBe('0');
+    expect(await redis.exists(holds)).toBe(0);
+  });
+
+  it('still runs after Redis dropped its script cache (SCRIPT FLUSH)', async () => {
+    const [mirror, version] = [`${prefix}:mirror`, `${prefix}:version`];
+    await redis.set(mirror, '7');
+    expect(await runScript(redis, 'invalidate-mirror', [mirror, version], [60_000])).toBe(1);
+    await redis.script('FLUSH');
+    await redis.set(mirror, '8');
+    expect(await runScript(redis, 'invalidate-mirror', [mirror, version], [60_000])).toBe(1);
+    expect(await redis.exists(mirror)).toBe(0);
+    expect(await redis.get(version)).toBe('2');
+  });
+
+  it('refuses a call with the wrong number of keys instead of shifting arguments into keys', () => {
+    expect(() => runScript(redis, 'invalidate-mirror', ['only-one'], [60_000])).toThrow(/takes 2 keys/);
+  });
+});
