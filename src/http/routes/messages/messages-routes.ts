@@ -27,9 +27,9 @@ import { anthropicErrors, apiKeyHeader } from './anthropic-errors.js';
  */
 export function messagesRoutes(deps: ChatRouteDeps): Router<GatewayState> {
   const router = new Router<GatewayState>({ prefix: '/v1' });
-  router.post('/messages', anthropicErrors(deps.log), apiKeyHeader(), authenticate(deps.keyAuth, ['inference']), deps.rateLimit, async (ctx) => {
+  router.post('/messages', anthropicErrors(deps.log), apiKeyHeader(), authenticate(deps.keyAuth, ['inference']), deps.deferredRateLimit ?? deps.rateLimit, async (ctx) => {
     const request = validate(messagesRequestSchema, ctx.request.body);
-    const admitted = await admitChat(deps, requireKey(ctx), ctx.state.requestId, messagesToChat(request));
+    const admitted = await admitChat(deps, requireKey(ctx), ctx.state.requestId, messagesToChat(request), ctx.state.rate);
     const relay = deps.providers.get(admitted.providerId).messages;
     const untranslatable = relay === undefined ? untranslatableParam(request) : undefined;
     if (untranslatable !== undefined) {

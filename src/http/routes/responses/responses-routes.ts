@@ -20,9 +20,9 @@ import type { ChatRouteDeps } from '../chat/chat-routes.js';
  */
 export function responsesRoutes(deps: ChatRouteDeps): Router<GatewayState> {
   const router = new Router<GatewayState>({ prefix: '/v1' });
-  router.post('/responses', authenticate(deps.keyAuth, ['inference']), deps.rateLimit, async (ctx) => {
+  router.post('/responses', authenticate(deps.keyAuth, ['inference']), deps.deferredRateLimit ?? deps.rateLimit, async (ctx) => {
     const request = validate(responsesRequestSchema, ctx.request.body);
-    const admitted = await admitChat(deps, requireKey(ctx), ctx.state.requestId, responsesToChat(request));
+    const admitted = await admitChat(deps, requireKey(ctx), ctx.state.requestId, responsesToChat(request), ctx.state.rate);
     const shell: ResponseShell = { ids: responseIds(admitted.requestId), createdAt: admitted.meta.created, model: admitted.model.id, request };
     const client = abortOnClose(ctx.res);
     try {
