@@ -53,6 +53,7 @@ export function createApp(deps: Deps, extensions: AppExtensions = {}): Koa<Gatew
   app.use(requestId());
   app.use(accessLog(deps.log));
   app.use(metricsMiddleware(deps.metrics));
+  extensions.jobs?.instrument(deps.metrics.queue);
   // No allowHeaders list: the preflight's requested headers are allowed (bearer or x-api-key auth,
   // SDK telemetry headers such as x-stainless-* or anthropic-version), as there are no cookies.
   app.use(cors({ origin: '*', exposeHeaders: [...EXPOSED_HEADERS], maxAge: 600 }));

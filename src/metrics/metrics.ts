@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { toUsdNumber } from '../billing/money.js';
 import { EventLoopDelayMetrics } from './event-loop-delay.js';
+import { QueueMetrics } from './queue-metrics.js';
 
 /** What kind of upstream call a latency sample measures. */
 export type UpstreamPhase = 'complete' | 'first_event';
@@ -19,6 +20,8 @@ export class Metrics {
   private readonly chargedUsd: Counter<'source'>;
   /** Event-loop delay, so a request that blocks the loop shows on /metrics. */
   readonly eventLoop: EventLoopDelayMetrics;
+  /** Queue depth and job timings (the worker scaling signal). */
+  readonly queue: QueueMetrics;
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -49,6 +52,7 @@ export class Metrics {
       registers,
     });
     this.eventLoop = new EventLoopDelayMetrics(this.registry);
+    this.queue = new QueueMetrics(this.registry);
     if (options.defaultMetrics === true) collectDefaultMetrics({ register: this.registry, prefix: 'farebox_' });
   }
 

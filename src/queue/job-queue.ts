@@ -1,9 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { Queue, QueueEvents, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import { createRedis, waitReady } from '../redis/redis.js';
+import type { QueueMetrics } from '../metrics/queue-metrics.js';
 import { JobAwaiter } from './job-awaiter.js';
+import { decodeReply } from './job-reply.js';
 import type { JobDataMap, JobResultMap } from './job-types.js';
 import { PayloadStore, type PayloadInput } from './payload-store.js';
 import { closeConnection, settleWithin, workerConnection } from './queue-connections.js';
@@ -48,6 +51,7 @@ export class JobQueue {
     private readonly connections: Redis[],
     readonly store: PayloadStore,
     private readonly awaiter: JobAwaiter,
+    private readonly replyChannel: string,
   ) {}
 
   /** Connects the producers and the event listeners and waits until they listen. */
@@ -70,10 +74,26 @@ export class JobQueue {
       events[name] = new QueueEvents(name, { connection: listener, prefix: config.redisPrefix });
       events[name].on('error', (err) => log.debug({ err, queue: name }, 'queue events error'));
     }
-    await Promise.all(Object.values(events).map((e) => e.waitUntilReady()));
     const store = new PayloadStore(producer, config.redisPrefix);
     const awaiter = new JobAwaiter(queues, events, store, log, options.pollMs);
-    return new JobQueue(queues, events, connections, store, awaiter);
+    // Workers publish each result on the channel of the process that waits for it (named in
+    // the job), so a completion reaches the web in one hop, usually with the result inside.
+    const replyChannel = store.replyChannel(randomBytes(9).toString('base64url'));
+    const replies = workerConnection(config.redis, 'farebox-job-replies');
+    replies.on('error', (err) => log.debug({ err }, 'job replies redis error'));
+    replies.on('message', (_channel: string, message: string) => {
+      const reply = decodeReply(message);
+      if (reply) awaiter.deliver(reply);
+    });
+    connections.push(replies);
+    await Promise.all([...Object.values(events).map((e) => e.waitUntilReady()), replies.subscribe(replyChannel)]);
+    return new JobQueue(queues, events, connections, store, awaiter, replyChannel);
+  }
+
+  /** Shows this process's queues and the timings of the jobs it waits for in `metrics`. */
+  instrument(metrics: QueueMetrics): void {
+    for (const name of QUEUE_NAMES) metrics.watch(name, this.queues[name]);
+    this.awaiter.observe(metrics);
   }
 
   /** The BullMQ queue behind a name (inspection in tools and tests). */
@@ -92,7 +112,7 @@ export class JobQueue {
     const pending = this.awaiter.register(queue, id);
     try {
       await this.store.putInputs(id, inputs, options.timeoutMs + PAYLOAD_GRACE_MS);
-      await this.queues[queue].add(data.op, data, { jobId: id });
+      await this.queues[queue].add(data.op, { ...data, replyTo: this.replyChannel }, { jobId: id });
     } catch (err) {
       pending.cancel();
       await this.store.clear(id, inputNames).catch(() => undefined);

@@ -1,9 +1,36 @@
 import type { Redis } from 'ioredis';
+import { LuaScript } from '../limits/lua-script.js';
+import { decodeReply, encodeReply, type JobReply } from './job-reply.js';
 
 /** A binary input to store beside a job. */
 export interface PayloadInput {
   name: string;
   data: Buffer;
+}
+
+/**
+ * Results up to this size travel inside the published reply; larger ones are read from the
+ * stored copy, so a burst of big images cannot overrun Redis's pub/sub output buffers.
+ */
+export const INLINE_REPLY_BYTES = 256 * 1024;
+
+/**
+ * Stores a result unless the request was cancelled, and tells the waiting web, in one round
+ * trip. KEYS: output, cancel mark. ARGV: stored reply, TTL ms, reply channel ('' for none),
+ * published reply. Returns 1 when stored, 0 when the request was cancelled.
+ */
+const STORE_RESULT = new LuaScript(`
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if ARGV[3] ~= '' then redis.call('PUBLISH', ARGV[3], ARGV[4]) end
+return 1
+`);
+
+/** Where a finished job is stored and who is told. */
+export interface ResultAddress {
+  head: Omit<JobReply, 'result'>;
+  /** The waiting web's reply channel, when the job names one. */
+  replyTo?: string | undefined;
 }
 
 /**
@@ -40,15 +67,33 @@ export class PayloadStore {
     return this.redis.getBuffer(this.key(requestId, `in:${name}`));
   }
 
-  /** Stores a job's output as JSON; it expires after `ttlMs` if nobody collects it. */
-  async putResult(requestId: string, result: unknown, ttlMs: number): Promise<void> {
-    await this.redis.set(this.key(requestId, 'out'), JSON.stringify(result), 'PX', ttlMs);
+  /**
+   * Stores a job's output (it expires after `ttlMs` if nobody collects it) and publishes it to
+   * the waiting web, unless the web has cancelled the request. False when cancelled.
+   */
+  async putResult(address: ResultAddress, result: unknown, ttlMs: number): Promise<boolean> {
+    const resultJson = JSON.stringify(result);
+    const stored = encodeReply(address.head, resultJson);
+    const published = resultJson.length <= INLINE_REPLY_BYTES ? stored : encodeReply(address.head, undefined);
+    const keys = [this.key(address.head.id, 'out'), this.key(address.head.id, 'cancel')];
+    const done = await STORE_RESULT.run(this.redis, keys, [stored, Math.max(1, Math.round(ttlMs)), address.replyTo ?? '', published]);
+    return done === 1;
+  }
+
+  /** The stored reply (output and timing), or undefined when there is none (yet). */
+  async getReply(requestId: string): Promise<JobReply | undefined> {
+    const text = await this.redis.get(this.key(requestId, 'out'));
+    return text === null ? undefined : decodeReply(text);
   }
 
   /** The stored output as parsed JSON, or undefined when there is none (yet). */
   async getResult(requestId: string): Promise<unknown> {
-    const text = await this.redis.get(this.key(requestId, 'out'));
-    return text === null ? undefined : (JSON.parse(text) as unknown);
+    return (await this.getReply(requestId))?.result;
+  }
+
+  /** The pub/sub channel a web process hears its jobs' replies on. */
+  replyChannel(instanceId: string): string {
+    return `${this.prefix}:jobs:reply:${instanceId}`;
   }
 
   /** Marks a request as abandoned, so a worker stops or skips its job. */

@@ -26,7 +26,7 @@ beforeAll(async () => {
     'images',
     async (job) => {
       if (job.name === 'fail') throw new UnrecoverableError(encodeJobError(new GatewayError('invalid_request', 'bad size', { param: 'size' })));
-      await store.putResult(job.id ?? '', { echo: job.data }, 60_000);
+      await store.putResult({ head: { queue: 'images', id: job.id ?? '' } }, { echo: job.data }, 60_000);
       return { cost: '0', units: {} };
     },
     { connection: redis.duplicate(), prefix, autorun: false },
