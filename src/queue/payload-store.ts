@@ -1,5 +1,4 @@
 import type { Redis } from 'ioredis';
-import { LuaScript } from '../limits/lua-script.js';
 import { decodeReply, encodeReply, type JobReply } from './job-reply.js';
 
 /** A binary input to store beside a job. */
@@ -13,18 +12,6 @@ export interface PayloadInput {
  * stored copy, so a burst of big images cannot overrun Redis's pub/sub output buffers.
  */
 export const INLINE_REPLY_BYTES = 256 * 1024;
-
-/**
- * Stores a result unless the request was cancelled, and tells the waiting web, in one round
- * trip. KEYS: output, cancel mark. ARGV: stored reply, TTL ms, reply channel ('' for none),
- * published reply. Returns 1 when stored, 0 when the request was cancelled.
- */
-const STORE_RESULT = new LuaScript(`
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-if ARGV[3] ~= '' then redis.call('PUBLISH', ARGV[3], ARGV[4]) end
-return 1
-`);
 
 /** Where a finished job is stored and who is told. */
 export interface ResultAddress {
@@ -69,15 +56,25 @@ export class PayloadStore {
 
   /**
    * Stores a job's output (it expires after `ttlMs` if nobody collects it) and publishes it to
-   * the waiting web, unless the web has cancelled the request. False when cancelled.
+   * the waiting web, in one round trip, unless the web has cancelled the request: then the
+   * output is dropped again and the result is false. A plain pipeline rather than a script:
+   * Lua copies its arguments, which costs more than the check saves for a multi-megabyte
+   * image, and a reply for a cancelled request finds nobody waiting for it.
    */
   async putResult(address: ResultAddress, result: unknown, ttlMs: number): Promise<boolean> {
     const resultJson = JSON.stringify(result);
     const stored = encodeReply(address.head, resultJson);
-    const published = resultJson.length <= INLINE_REPLY_BYTES ? stored : encodeReply(address.head, undefined);
-    const keys = [this.key(address.head.id, 'out'), this.key(address.head.id, 'cancel')];
-    const done = await STORE_RESULT.run(this.redis, keys, [stored, Math.max(1, Math.round(ttlMs)), address.replyTo ?? '', published]);
-    return done === 1;
+    const out = this.key(address.head.id, 'out');
+    const pipeline = this.redis.pipeline().exists(this.key(address.head.id, 'cancel')).set(out, stored, 'PX', Math.max(1, Math.round(ttlMs)));
+    if (address.replyTo !== undefined) {
+      pipeline.publish(address.replyTo, resultJson.length <= INLINE_REPLY_BYTES ? stored : encodeReply(address.head, undefined));
+    }
+    const replies = await pipeline.exec();
+    const failed = replies?.find(([err]) => err !== null);
+    if (failed?.[0]) throw failed[0];
+    if (replies?.[0]?.[1] !== 1) return true;
+    await this.redis.del(out);
+    return false;
   }
 
   /** The stored reply (output and timing), or undefined when there is none (yet). */
