@@ -35,12 +35,14 @@ const lost = (): JobOutcome => ({
 });
 
 /**
- * Waits for jobs to finish. The fast path is the worker's reply on this process's pub/sub
- * channel ({@link deliver}), which carries the result itself unless it is large. Then come
- * BullMQ's QueueEvents (one listener per queue and process, resuming from its last event id
- * after a reconnect), which also bring failures. The backstop is a poll of the stored result
- * and the job's state every `pollMs`, so a missed message or a trimmed event costs latency,
- * never a lost completion.
+ * Waits for jobs to finish. The completion events are the workers' replies on this process's
+ * pub/sub channel ({@link deliver}): a success carrying the result itself unless it is large,
+ * or a final failure. Only the jobs this process waits for reach it, where BullMQ's QueueEvents
+ * would bring every event of every job to every web process. QueueEvents may still be given
+ * (one listener per queue, resuming from its last event id after a reconnect). The backstop is
+ * a poll of the stored result and the job's state every `pollMs`, so a reply missed during a
+ * reconnect, or a failure only BullMQ saw (a job that stalled too often), costs latency, never
+ * a lost completion.
  */
 export class JobAwaiter {
   private readonly waiters = new Map<string, Set<Waiter>>();
@@ -48,7 +50,7 @@ export class JobAwaiter {
 
   constructor(
     private readonly queues: Readonly<Record<QueueName, Queue>>,
-    events: Readonly<Record<QueueName, QueueEvents>>,
+    events: Readonly<Partial<Record<QueueName, QueueEvents>>>,
     private readonly store: PayloadStore,
     private readonly log: Logger,
     private readonly pollMs = 1_000,
@@ -69,6 +71,10 @@ export class JobAwaiter {
   /** A worker's published reply: settles its waiters, reading the stored result if the reply left it out. */
   deliver(reply: JobReply): void {
     if (!this.waiters.has(`${reply.queue}:${reply.id}`)) return;
+    if (reply.failedReason !== undefined) {
+      this.resolve(reply.queue, reply.id, { status: 'failed', error: decodeJobError(reply.failedReason), timing: reply.timing });
+      return;
+    }
     if (reply.result !== undefined) {
       this.resolve(reply.queue, reply.id, { status: 'completed', result: reply.result, timing: reply.timing });
       return;

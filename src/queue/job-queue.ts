@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Queue, QueueEvents, type JobsOptions } from 'bullmq';
+import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
@@ -47,14 +47,13 @@ export interface RunOptions {
 export class JobQueue {
   private constructor(
     private readonly queues: Readonly<Record<QueueName, Queue>>,
-    private readonly events: Readonly<Record<QueueName, QueueEvents>>,
     private readonly connections: Redis[],
     readonly store: PayloadStore,
     private readonly awaiter: JobAwaiter,
     private readonly replyChannel: string,
   ) {}
 
-  /** Connects the producers and the event listeners and waits until they listen. */
+  /** Connects the producers and the reply listener and waits until it listens. */
   static async open(config: Config, log: Logger, options: JobQueueOptions = {}): Promise<JobQueue> {
     // Producers fail fast while Redis is unreachable (503), like every other web-side client.
     const producer = createRedis(config.redis, 'farebox-producer');
@@ -64,18 +63,13 @@ export class JobQueue {
     await waitReady(producer);
     const connections: Redis[] = [producer];
     const queues = {} as Record<QueueName, Queue>;
-    const events = {} as Record<QueueName, QueueEvents>;
     for (const name of QUEUE_NAMES) {
       queues[name] = new Queue(name, { connection: producer, prefix: config.redisPrefix, defaultJobOptions: JOB_OPTIONS, skipWaitingForReady: true });
       queues[name].on('error', (err) => log.debug({ err, queue: name }, 'queue error'));
-      const listener = workerConnection(config.redis, `farebox-events-${name}`);
-      listener.on('error', (err) => log.debug({ err }, 'queue events redis error'));
-      connections.push(listener);
-      events[name] = new QueueEvents(name, { connection: listener, prefix: config.redisPrefix });
-      events[name].on('error', (err) => log.debug({ err, queue: name }, 'queue events error'));
     }
     const store = new PayloadStore(producer, config.redisPrefix);
-    const awaiter = new JobAwaiter(queues, events, store, log, options.pollMs);
+    // No QueueEvents: workers reply to the waiting process directly (see JobAwaiter).
+    const awaiter = new JobAwaiter(queues, {}, store, log, options.pollMs);
     // Workers publish each result on the channel of the process that waits for it (named in
     // the job), so a completion reaches the web in one hop, usually with the result inside.
     const replyChannel = store.replyChannel(randomBytes(9).toString('base64url'));
@@ -86,8 +80,8 @@ export class JobQueue {
       if (reply) awaiter.deliver(reply);
     });
     connections.push(replies);
-    await Promise.all([...Object.values(events).map((e) => e.waitUntilReady()), replies.subscribe(replyChannel)]);
-    return new JobQueue(queues, events, connections, store, awaiter, replyChannel);
+    await replies.subscribe(replyChannel);
+    return new JobQueue(queues, connections, store, awaiter, replyChannel);
   }
 
   /** Shows this process's queues and the timings of the jobs it waits for in `metrics`. */
@@ -157,7 +151,7 @@ export class JobQueue {
    * between reconnect attempts, so it gets two seconds before the connections are dropped.
    */
   async close(): Promise<void> {
-    const closing = [...Object.values(this.events), ...Object.values(this.queues)].map((q) => q.close());
+    const closing = Object.values(this.queues).map((q) => q.close());
     await settleWithin(Promise.allSettled(closing), 2_000);
     await Promise.all(this.connections.map((c) => closeConnection(c)));
   }

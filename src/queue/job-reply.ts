@@ -8,9 +8,11 @@ export interface JobTiming {
 }
 
 /**
- * What a worker leaves for the web when a job succeeds: stored under the request id (the
- * backstop) and published on the waiting web's reply channel (the fast path). The result is
- * left out of the published copy when it is large; the web then reads the stored one.
+ * What a worker leaves for the web when a job ends. A success is stored under the request id
+ * (the backstop) and published on the waiting web's reply channel (the fast path); the result
+ * is left out of the published copy when it is large, and the web then reads the stored one.
+ * A final failure is only published, with BullMQ's failure reason; the job's failed state is
+ * the backstop.
  */
 export interface JobReply {
   queue: QueueName;
@@ -18,6 +20,8 @@ export interface JobReply {
   timing?: JobTiming;
   /** The job's output; absent in a published reply that was too large to carry it. */
   result?: unknown;
+  /** Set when the job failed for good: the failure reason BullMQ records (see job-error). */
+  failedReason?: string;
 }
 
 /**

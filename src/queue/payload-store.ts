@@ -77,6 +77,12 @@ export class PayloadStore {
     return false;
   }
 
+  /** Tells the waiting web that its job failed for good (nothing is stored: BullMQ keeps the failed job). */
+  async publishFailure(address: ResultAddress, failedReason: string): Promise<void> {
+    if (address.replyTo === undefined) return;
+    await this.redis.publish(address.replyTo, encodeReply({ ...address.head, failedReason }, undefined));
+  }
+
   /** The stored reply (output and timing), or undefined when there is none (yet). */
   async getReply(requestId: string): Promise<JobReply | undefined> {
     const text = await this.redis.get(this.key(requestId, 'out'));

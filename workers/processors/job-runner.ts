@@ -51,6 +51,11 @@ export async function loadBlob(ctx: ProcessorContext, requestId: string, ref: Bl
   return { data, filename: ref.filename, contentType: ref.contentType };
 }
 
+/** When the job was queued and when this attempt started. */
+function timingOf(job: Job<AnyJobData>): { queuedAt: number; startedAt: number } {
+  return { queuedAt: job.timestamp, startedAt: job.processedOn ?? job.timestamp };
+}
+
 function abandonedError(): PermanentJobError {
   return new PermanentJobError(new GatewayError('upstream_timeout', 'The request was abandoned before its job finished.'));
 }
@@ -90,7 +95,7 @@ export async function runJob(job: Job<AnyJobData>, ctx: ProcessorContext, work: 
     checkCancelled();
     const done = await work(controller.signal);
     if (abandoned) throw abandonedError();
-    const timing = { queuedAt: job.timestamp, startedAt: job.processedOn ?? job.timestamp, finishedAt: Date.now() };
+    const timing = { ...timingOf(job), finishedAt: Date.now() };
     const stored = await ctx.store.putResult(
       { head: { queue: job.queueName as QueueName, id: requestId, timing }, replyTo: job.data.replyTo },
       done.result,
@@ -101,6 +106,11 @@ export async function runJob(job: Job<AnyJobData>, ctx: ProcessorContext, work: 
   } catch (thrown) {
     const failure = jobFailure(thrown, abandoned);
     ctx.log.info({ request_id: requestId, queue: job.queueName, attempt: job.attemptsMade + 1, reason: failure.message }, 'job attempt failed');
+    // A failure BullMQ will not retry ends the web's wait now; one it retries is not news.
+    if (failure instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
+      const head = { queue: job.queueName as QueueName, id: requestId, timing: { ...timingOf(job), finishedAt: Date.now() } };
+      void ctx.store.publishFailure({ head, replyTo: job.data.replyTo }, failure.message).catch(() => undefined);
+    }
     throw failure;
   } finally {
     clearTimeout(deadlineTimer);

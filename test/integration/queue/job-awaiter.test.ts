@@ -123,6 +123,19 @@ describe('published replies', () => {
     expect(await pending.wait(5_000)).toEqual({ status: 'completed', result: { big } });
   });
 
+  it('settles a wait with the GatewayError of a failure reply', async () => {
+    const { awaiter, replyTo, seen } = await replyOnlyAwaiter();
+    const id = uniqueName('job');
+    const pending = awaiter.register('images', id);
+    const reason = encodeJobError(new GatewayError('invalid_request', 'bad prompt', { param: 'prompt' }));
+    await store.publishFailure({ head: { queue: 'images', id, timing: { queuedAt: 1, startedAt: 2, finishedAt: 3 } }, replyTo }, reason);
+    const outcome = await pending.wait(5_000);
+    expect(outcome.status).toBe('failed');
+    if (outcome.status !== 'failed') return;
+    expect([outcome.error.code, outcome.error.param]).toEqual(['invalid_request', 'prompt']);
+    expect(seen).toHaveLength(1);
+  });
+
   it('keeps nothing for a request the web cancelled', async () => {
     const replyTo = store.replyChannel(uniqueName('web'));
     const id = uniqueName('job');
