@@ -56,6 +56,7 @@ export function createApp(deps: Deps, extensions: AppExtensions = {}): Koa<Gatew
   app.use(accessLog(deps.log));
   app.use(metricsMiddleware(deps.metrics));
   app.use(recordRequests(deps.requests));
+  extensions.jobs?.instrument(deps.metrics.queue);
   // No allowHeaders list: the preflight's requested headers are allowed (bearer or x-api-key auth,
   // SDK telemetry headers such as x-stainless-* or anthropic-version). Credentials are never
   // allowed cross-origin, so the console's cookie only ever works from its own page.

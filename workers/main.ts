@@ -1,17 +1,20 @@
-import { createDeps } from '../src/deps.js';
+import { closeUpstreamAgents } from '../src/providers/http/upstream-client.js';
 import { boot } from '../src/runtime/boot.js';
 import { onShutdown } from '../src/runtime/shutdown.js';
-import { STORE_CLOSE_RESERVE_MS, storeShutdownSteps } from '../src/runtime/store-steps.js';
+import { STORE_CLOSE_RESERVE_MS } from '../src/runtime/store-steps.js';
 import { startWorkers } from './start-workers.js';
+import { buildWorkerProviders } from './worker-providers.js';
 
+// A worker needs only its configuration, the provider adapters and Redis: jobs carry the
+// catalog entry they were admitted with, and the web charges. No MongoDB, ledger or admission.
 const { config, log } = boot('worker');
-const deps = await createDeps(config, log);
-const workers = await startWorkers(deps);
+const providers = await buildWorkerProviders(config);
+const workers = await startWorkers({ config, log, providers });
 log.info({ concurrency: config.workerConcurrency, queues: workers.names }, 'worker started');
 
 onShutdown(log, { graceMs: config.shutdownGraceMs }, () => [
   {
-    // Stop taking jobs and let running ones finish (their charges go into the ledger writer).
+    // Stop taking jobs and let running ones finish.
     name: 'finish running jobs',
     timeoutMs: Math.max(0, config.shutdownGraceMs - STORE_CLOSE_RESERVE_MS),
     run: () => workers.finish(),
@@ -28,5 +31,5 @@ onShutdown(log, { graceMs: config.shutdownGraceMs }, () => [
     onCut: (report) => report.note('jobs left to stall recovery', workers.jobs.size),
   },
   { name: 'close queue connections', timeoutMs: 1_500, run: () => workers.disconnect() },
-  ...storeShutdownSteps(deps),
+  { name: 'close upstream agents', timeoutMs: 500, run: () => closeUpstreamAgents() },
 ]);

@@ -3,6 +3,7 @@ import { toUsdNumber } from '../billing/money.js';
 import { EventLoopDelayMetrics } from './event-loop-delay.js';
 import { LedgerMetrics } from './ledger-metrics.js';
 import { RequestMetrics } from './request-metrics.js';
+import { QueueMetrics } from './queue-metrics.js';
 
 /** What kind of upstream call a latency sample measures. */
 export type UpstreamPhase = 'complete' | 'first_event';
@@ -25,6 +26,8 @@ export class Metrics {
   readonly eventLoop: EventLoopDelayMetrics;
   /** Ledger batch commits and spool depth (the ledger writer's observer). */
   readonly ledger: LedgerMetrics;
+  /** Queue depth and job timings (the worker scaling signal). */
+  readonly queue: QueueMetrics;
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -56,6 +59,7 @@ export class Metrics {
     });
     this.eventLoop = new EventLoopDelayMetrics(this.registry);
     this.ledger = new LedgerMetrics(this.registry);
+    this.queue = new QueueMetrics(this.registry);
     if (options.defaultMetrics === true) collectDefaultMetrics({ register: this.registry, prefix: 'farebox_' });
   }
 

@@ -2,11 +2,20 @@ import type { Queue, QueueEvents } from 'bullmq';
 import type { Logger } from 'pino';
 import { GatewayError } from '../errors/gateway-error.js';
 import { decodeJobError } from './job-error.js';
+import type { JobReply, JobTiming } from './job-reply.js';
 import type { PayloadStore } from './payload-store.js';
 import type { QueueName } from './queue-names.js';
 
 /** How a job ended, as far as the web is concerned. */
 export type JobOutcome = { status: 'completed'; result: unknown } | { status: 'failed'; error: GatewayError };
+
+/** Told once per job this process waited for, when it finished (metrics). */
+export interface JobObserver {
+  jobFinished(queue: QueueName, outcome: JobOutcome['status'], timing: JobTiming): void;
+}
+
+/** An outcome with the job's timing when it is known. */
+type TimedOutcome = JobOutcome & { timing?: JobTiming | undefined };
 
 /** A registered wait: register before enqueueing, so no completion can slip past. */
 export interface PendingJob {
@@ -26,17 +35,22 @@ const lost = (): JobOutcome => ({
 });
 
 /**
- * Waits for jobs to finish. The fast path is BullMQ's QueueEvents stream (one listener per
- * queue and process, resuming from its last event id after a reconnect). The backstop is a
- * poll of the stored result and the job's state every `pollMs`, so a missed or trimmed event
- * costs latency, never a lost completion.
+ * Waits for jobs to finish. The completion events are the workers' replies on this process's
+ * pub/sub channel ({@link deliver}): a success carrying the result itself unless it is large,
+ * or a final failure. Only the jobs this process waits for reach it, where BullMQ's QueueEvents
+ * would bring every event of every job to every web process. QueueEvents may still be given
+ * (one listener per queue, resuming from its last event id after a reconnect). The backstop is
+ * a poll of the stored result and the job's state every `pollMs`, so a reply missed during a
+ * reconnect, or a failure only BullMQ saw (a job that stalled too often), costs latency, never
+ * a lost completion.
  */
 export class JobAwaiter {
   private readonly waiters = new Map<string, Set<Waiter>>();
+  private observer: JobObserver | undefined;
 
   constructor(
     private readonly queues: Readonly<Record<QueueName, Queue>>,
-    events: Readonly<Record<QueueName, QueueEvents>>,
+    events: Readonly<Partial<Record<QueueName, QueueEvents>>>,
     private readonly store: PayloadStore,
     private readonly log: Logger,
     private readonly pollMs = 1_000,
@@ -47,6 +61,25 @@ export class JobAwaiter {
         this.resolve(name, jobId, { status: 'failed', error: decodeJobError(failedReason) });
       });
     }
+  }
+
+  /** Reports each finished job's timing to `observer` from now on. */
+  observe(observer: JobObserver): void {
+    this.observer = observer;
+  }
+
+  /** A worker's published reply: settles its waiters, reading the stored result if the reply left it out. */
+  deliver(reply: JobReply): void {
+    if (!this.waiters.has(`${reply.queue}:${reply.id}`)) return;
+    if (reply.failedReason !== undefined) {
+      this.resolve(reply.queue, reply.id, { status: 'failed', error: decodeJobError(reply.failedReason), timing: reply.timing });
+      return;
+    }
+    if (reply.result !== undefined) {
+      this.resolve(reply.queue, reply.id, { status: 'completed', result: reply.result, timing: reply.timing });
+      return;
+    }
+    this.onEvent(reply.queue, reply.id);
   }
 
   /** Registers interest in a job that is about to be enqueued. */
@@ -114,27 +147,49 @@ export class JobAwaiter {
     void this.check(queue, jobId).then((o) => o && this.resolve(queue, jobId, o));
   }
 
-  private resolve(queue: QueueName, jobId: string, outcome: JobOutcome): void {
-    const set = this.waiters.get(`${queue}:${jobId}`);
+  private resolve(queue: QueueName, jobId: string, timed: TimedOutcome): void {
+    const key = `${queue}:${jobId}`;
+    const set = this.waiters.get(key);
     if (!set) return;
-    for (const waiter of set) waiter.settle(outcome);
+    // Out of the map at once: a second signal for the same job (reply, event, poll) finds nothing.
+    this.waiters.delete(key);
+    const { timing, ...outcome } = timed;
+    for (const waiter of set) waiter.settle(outcome as JobOutcome);
+    this.report(queue, jobId, outcome.status, timing);
+  }
+
+  private report(queue: QueueName, jobId: string, status: JobOutcome['status'], timing: JobTiming | undefined): void {
+    const observer = this.observer;
+    if (!observer) return;
+    if (timing) {
+      observer.jobFinished(queue, status, timing);
+      return;
+    }
+    // Failures (and completions seen without a reply) carry no timing: BullMQ's job hash has it.
+    void this.queues[queue].getJob(jobId).then(
+      (job) => {
+        if (job?.processedOn === undefined || job.finishedOn === undefined) return;
+        observer.jobFinished(queue, status, { queuedAt: job.timestamp, startedAt: job.processedOn, finishedAt: job.finishedOn });
+      },
+      () => undefined,
+    );
   }
 
   /**
    * Reads where a job stands: its stored result first (written before the job completes), then
    * its BullMQ state. Undefined while it is still waiting, delayed or running.
    */
-  async check(queue: QueueName, jobId: string): Promise<JobOutcome | undefined> {
+  async check(queue: QueueName, jobId: string): Promise<TimedOutcome | undefined> {
     try {
-      const result = await this.store.getResult(jobId);
-      if (result !== undefined) return { status: 'completed', result };
+      const reply = await this.store.getReply(jobId);
+      if (reply?.result !== undefined) return { status: 'completed', result: reply.result, timing: reply.timing };
       const job = await this.queues[queue].getJob(jobId);
       const state = job ? await job.getState() : 'unknown';
       if (job && state === 'failed') return { status: 'failed', error: decodeJobError(job.failedReason) };
       if (state !== 'completed' && state !== 'unknown') return undefined;
       // Finished or gone: a result written in between still counts.
-      const late = await this.store.getResult(jobId);
-      return late === undefined ? lost() : { status: 'completed', result: late };
+      const late = await this.store.getReply(jobId);
+      return late?.result === undefined ? lost() : { status: 'completed', result: late.result, timing: late.timing };
     } catch (err) {
       // Redis trouble: keep waiting; the deadline still bounds the request.
       this.log.warn({ err, queue, job_id: jobId }, 'job state check failed');

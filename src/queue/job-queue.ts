@@ -1,9 +1,12 @@
-import { Queue, QueueEvents, type JobsOptions } from 'bullmq';
+import { randomBytes } from 'node:crypto';
+import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import { createRedis, waitReady } from '../redis/redis.js';
+import type { QueueMetrics } from '../metrics/queue-metrics.js';
 import { JobAwaiter } from './job-awaiter.js';
+import { decodeReply } from './job-reply.js';
 import type { JobDataMap, JobResultMap } from './job-types.js';
 import { PayloadStore, type PayloadInput } from './payload-store.js';
 import { closeConnection, settleWithin, workerConnection } from './queue-connections.js';
@@ -44,13 +47,13 @@ export interface RunOptions {
 export class JobQueue {
   private constructor(
     private readonly queues: Readonly<Record<QueueName, Queue>>,
-    private readonly events: Readonly<Record<QueueName, QueueEvents>>,
     private readonly connections: Redis[],
     readonly store: PayloadStore,
     private readonly awaiter: JobAwaiter,
+    private readonly replyChannel: string,
   ) {}
 
-  /** Connects the producers and the event listeners and waits until they listen. */
+  /** Connects the producers and the reply listener and waits until it listens. */
   static async open(config: Config, log: Logger, options: JobQueueOptions = {}): Promise<JobQueue> {
     // Producers fail fast while Redis is unreachable (503), like every other web-side client.
     const producer = createRedis(config.redis, 'farebox-producer');
@@ -60,20 +63,31 @@ export class JobQueue {
     await waitReady(producer);
     const connections: Redis[] = [producer];
     const queues = {} as Record<QueueName, Queue>;
-    const events = {} as Record<QueueName, QueueEvents>;
     for (const name of QUEUE_NAMES) {
       queues[name] = new Queue(name, { connection: producer, prefix: config.redisPrefix, defaultJobOptions: JOB_OPTIONS, skipWaitingForReady: true });
       queues[name].on('error', (err) => log.debug({ err, queue: name }, 'queue error'));
-      const listener = workerConnection(config.redis, `farebox-events-${name}`);
-      listener.on('error', (err) => log.debug({ err }, 'queue events redis error'));
-      connections.push(listener);
-      events[name] = new QueueEvents(name, { connection: listener, prefix: config.redisPrefix });
-      events[name].on('error', (err) => log.debug({ err, queue: name }, 'queue events error'));
     }
-    await Promise.all(Object.values(events).map((e) => e.waitUntilReady()));
     const store = new PayloadStore(producer, config.redisPrefix);
-    const awaiter = new JobAwaiter(queues, events, store, log, options.pollMs);
-    return new JobQueue(queues, events, connections, store, awaiter);
+    // No QueueEvents: workers reply to the waiting process directly (see JobAwaiter).
+    const awaiter = new JobAwaiter(queues, {}, store, log, options.pollMs);
+    // Workers publish each result on the channel of the process that waits for it (named in
+    // the job), so a completion reaches the web in one hop, usually with the result inside.
+    const replyChannel = store.replyChannel(randomBytes(9).toString('base64url'));
+    const replies = workerConnection(config.redis, 'farebox-job-replies');
+    replies.on('error', (err) => log.debug({ err }, 'job replies redis error'));
+    replies.on('message', (_channel: string, message: string) => {
+      const reply = decodeReply(message);
+      if (reply) awaiter.deliver(reply);
+    });
+    connections.push(replies);
+    await replies.subscribe(replyChannel);
+    return new JobQueue(queues, connections, store, awaiter, replyChannel);
+  }
+
+  /** Shows this process's queues and the timings of the jobs it waits for in `metrics`. */
+  instrument(metrics: QueueMetrics): void {
+    for (const name of QUEUE_NAMES) metrics.watch(name, this.queues[name]);
+    this.awaiter.observe(metrics);
   }
 
   /** The BullMQ queue behind a name (inspection in tools and tests). */
@@ -92,7 +106,7 @@ export class JobQueue {
     const pending = this.awaiter.register(queue, id);
     try {
       await this.store.putInputs(id, inputs, options.timeoutMs + PAYLOAD_GRACE_MS);
-      await this.queues[queue].add(data.op, data, { jobId: id });
+      await this.queues[queue].add(data.op, { ...data, replyTo: this.replyChannel }, { jobId: id });
     } catch (err) {
       pending.cancel();
       await this.store.clear(id, inputNames).catch(() => undefined);
@@ -137,7 +151,7 @@ export class JobQueue {
    * between reconnect attempts, so it gets two seconds before the connections are dropped.
    */
   async close(): Promise<void> {
-    const closing = [...Object.values(this.events), ...Object.values(this.queues)].map((q) => q.close());
+    const closing = Object.values(this.queues).map((q) => q.close());
     await settleWithin(Promise.allSettled(closing), 2_000);
     await Promise.all(this.connections.map((c) => closeConnection(c)));
   }

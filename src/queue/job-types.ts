@@ -37,6 +37,8 @@ export interface JobBase {
   model: JobModel;
   /** Epoch ms after which nobody waits for the result; the worker gives up then. */
   deadline: number;
+  /** Pub/sub channel of the web process waiting for the result (absent: it polls and listens for events). */
+  replyTo?: string;
 }
 
 /** Parameters of an image generation or edit, already validated by the web. */

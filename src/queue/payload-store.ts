@@ -1,9 +1,23 @@
 import type { Redis } from 'ioredis';
+import { decodeReply, encodeReply, type JobReply } from './job-reply.js';
 
 /** A binary input to store beside a job. */
 export interface PayloadInput {
   name: string;
   data: Buffer;
+}
+
+/**
+ * Results up to this size travel inside the published reply; larger ones are read from the
+ * stored copy, so a burst of big images cannot overrun Redis's pub/sub output buffers.
+ */
+export const INLINE_REPLY_BYTES = 256 * 1024;
+
+/** Where a finished job is stored and who is told. */
+export interface ResultAddress {
+  head: Omit<JobReply, 'result'>;
+  /** The waiting web's reply channel, when the job names one. */
+  replyTo?: string | undefined;
 }
 
 /**
@@ -40,15 +54,49 @@ export class PayloadStore {
     return this.redis.getBuffer(this.key(requestId, `in:${name}`));
   }
 
-  /** Stores a job's output as JSON; it expires after `ttlMs` if nobody collects it. */
-  async putResult(requestId: string, result: unknown, ttlMs: number): Promise<void> {
-    await this.redis.set(this.key(requestId, 'out'), JSON.stringify(result), 'PX', ttlMs);
+  /**
+   * Stores a job's output (it expires after `ttlMs` if nobody collects it) and publishes it to
+   * the waiting web, in one round trip, unless the web has cancelled the request: then the
+   * output is dropped again and the result is false. A plain pipeline rather than a script:
+   * Lua copies its arguments, which costs more than the check saves for a multi-megabyte
+   * image, and a reply for a cancelled request finds nobody waiting for it.
+   */
+  async putResult(address: ResultAddress, result: unknown, ttlMs: number): Promise<boolean> {
+    const resultJson = JSON.stringify(result);
+    const stored = encodeReply(address.head, resultJson);
+    const out = this.key(address.head.id, 'out');
+    const pipeline = this.redis.pipeline().exists(this.key(address.head.id, 'cancel')).set(out, stored, 'PX', Math.max(1, Math.round(ttlMs)));
+    if (address.replyTo !== undefined) {
+      pipeline.publish(address.replyTo, resultJson.length <= INLINE_REPLY_BYTES ? stored : encodeReply(address.head, undefined));
+    }
+    const replies = await pipeline.exec();
+    const failed = replies?.find(([err]) => err !== null);
+    if (failed?.[0]) throw failed[0];
+    if (replies?.[0]?.[1] !== 1) return true;
+    await this.redis.del(out);
+    return false;
+  }
+
+  /** Tells the waiting web that its job failed for good (nothing is stored: BullMQ keeps the failed job). */
+  async publishFailure(address: ResultAddress, failedReason: string): Promise<void> {
+    if (address.replyTo === undefined) return;
+    await this.redis.publish(address.replyTo, encodeReply({ ...address.head, failedReason }, undefined));
+  }
+
+  /** The stored reply (output and timing), or undefined when there is none (yet). */
+  async getReply(requestId: string): Promise<JobReply | undefined> {
+    const text = await this.redis.get(this.key(requestId, 'out'));
+    return text === null ? undefined : decodeReply(text);
   }
 
   /** The stored output as parsed JSON, or undefined when there is none (yet). */
   async getResult(requestId: string): Promise<unknown> {
-    const text = await this.redis.get(this.key(requestId, 'out'));
-    return text === null ? undefined : (JSON.parse(text) as unknown);
+    return (await this.getReply(requestId))?.result;
+  }
+
+  /** The pub/sub channel a web process hears its jobs' replies on. */
+  replyChannel(instanceId: string): string {
+    return `${this.prefix}:jobs:reply:${instanceId}`;
   }
 
   /** Marks a request as abandoned, so a worker stops or skips its job. */

@@ -5,6 +5,7 @@ import { GatewayError } from '../../src/errors/gateway-error.js';
 import { encodeJobError, isTransient } from '../../src/queue/job-error.js';
 import type { AnyJobData, BlobRef, JobSummary } from '../../src/queue/job-types.js';
 import type { PayloadStore } from '../../src/queue/payload-store.js';
+import type { QueueName } from '../../src/queue/queue-names.js';
 import type { ProviderRegistry } from '../../src/providers/registry.js';
 import type { ImageFile } from '../../src/providers/images/image-types.js';
 
@@ -50,6 +51,11 @@ export async function loadBlob(ctx: ProcessorContext, requestId: string, ref: Bl
   return { data, filename: ref.filename, contentType: ref.contentType };
 }
 
+/** When the job was queued and when this attempt started. */
+function timingOf(job: Job<AnyJobData>): { queuedAt: number; startedAt: number } {
+  return { queuedAt: job.timestamp, startedAt: job.processedOn ?? job.timestamp };
+}
+
 function abandonedError(): PermanentJobError {
   return new PermanentJobError(new GatewayError('upstream_timeout', 'The request was abandoned before its job finished.'));
 }
@@ -57,8 +63,9 @@ function abandonedError(): PermanentJobError {
 /**
  * Runs a job's work with the rules every processor shares: refuse work nobody waits for
  * (past the deadline or cancelled by the web), abort the provider call when that happens
- * mid-job, store the output under the request id before completing (the web reads it from
- * there), and turn errors into retryable or unrecoverable BullMQ failures that carry the
+ * mid-job, store the output under the request id before completing and publish it to the
+ * waiting web in the same round trip (the web gets it from the message, or reads the stored
+ * copy when a message was missed or too large to carry it), and turn errors into retryable or unrecoverable BullMQ failures that carry the
  * GatewayError for the web. Nothing is charged here; see `runMeteredJob`.
  */
 export async function runJob(job: Job<AnyJobData>, ctx: ProcessorContext, work: (signal: AbortSignal) => Promise<JobWork>): Promise<JobSummary> {
@@ -70,7 +77,7 @@ export async function runJob(job: Job<AnyJobData>, ctx: ProcessorContext, work: 
     abandoned = true;
     controller.abort(new Error('job deadline passed'));
   }, Math.max(0, untilDeadline));
-  const watch = setInterval(() => {
+  const checkCancelled = (): void => {
     void ctx.store.isCancelled(requestId).then(
       (cancelled) => {
         if (!cancelled) return;
@@ -79,16 +86,31 @@ export async function runJob(job: Job<AnyJobData>, ctx: ProcessorContext, work: 
       },
       () => undefined,
     );
-  }, ctx.cancelPollMs ?? 500);
+  };
+  const watch = setInterval(checkCancelled, ctx.cancelPollMs ?? 500);
   try {
-    if (abandoned || (await ctx.store.isCancelled(requestId))) throw abandonedError();
+    if (abandoned) throw abandonedError();
+    // Checked beside the work rather than before it: a cancelled job is aborted a round trip
+    // later, and the store below refuses its output atomically whatever the timing.
+    checkCancelled();
     const done = await work(controller.signal);
-    if (abandoned || (await ctx.store.isCancelled(requestId))) throw abandonedError();
-    await ctx.store.putResult(requestId, done.result, Math.max(0, deadline - Date.now()) + RESULT_GRACE_MS);
+    if (abandoned) throw abandonedError();
+    const timing = { ...timingOf(job), finishedAt: Date.now() };
+    const stored = await ctx.store.putResult(
+      { head: { queue: job.queueName as QueueName, id: requestId, timing }, replyTo: job.data.replyTo },
+      done.result,
+      Math.max(0, deadline - Date.now()) + RESULT_GRACE_MS,
+    );
+    if (!stored) throw abandonedError();
     return done.summary;
   } catch (thrown) {
     const failure = jobFailure(thrown, abandoned);
     ctx.log.info({ request_id: requestId, queue: job.queueName, attempt: job.attemptsMade + 1, reason: failure.message }, 'job attempt failed');
+    // A failure BullMQ will not retry ends the web's wait now; one it retries is not news.
+    if (failure instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
+      const head = { queue: job.queueName as QueueName, id: requestId, timing: { ...timingOf(job), finishedAt: Date.now() } };
+      void ctx.store.publishFailure({ head, replyTo: job.data.replyTo }, failure.message).catch(() => undefined);
+    }
     throw failure;
   } finally {
     clearTimeout(deadlineTimer);
