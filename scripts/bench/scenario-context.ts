@@ -3,7 +3,8 @@ import type { CpuRecord } from './bench-report.js';
 import type { BenchStack } from './bench-stack.js';
 import { chatHeaders } from './chat-requests.js';
 import { withStealRepeats, type StealRecord } from './cpu-steal.js';
-import { measureCpu } from './proc-stats.js';
+import { sleep } from './latency-stats.js';
+import { cpuSeconds, measureCpu } from './proc-stats.js';
 import type { Measurement } from './report-rows.js';
 
 /** What every scenario gets. */
@@ -59,4 +60,26 @@ export async function withCpu<T>(ctx: ScenarioContext, label: string, fn: () => 
 /** Measures the window of one or more rows, again when CPU steal was high (see cpu-steal). */
 export function measured<T>(ctx: ScenarioContext, label: string, fn: () => Promise<T>): Promise<{ value: T; steal: StealRecord }> {
   return withStealRepeats(label, fn, ctx.log);
+}
+
+/** Busiest the relays may be together (% of a core) and still count as idle. */
+const IDLE_PERCENT = 10;
+/** The processes that relay chat calls, sharing the gateway core. */
+const RELAYS = new Set(['floor-proxy', 'web', 'portkey']);
+
+/**
+ * Waits (up to `maxMs`) until the relays (floor, web, Portkey) are idle: one that fell
+ * behind keeps working through its backlog after the load stops, and would otherwise take CPU
+ * from whichever of them is measured next on the same core.
+ */
+export async function settle(ctx: ScenarioContext, maxMs = 20_000): Promise<void> {
+  const procs = ctx.stack.tracked.filter((t) => RELAYS.has(t.name));
+  const deadline = performance.now() + maxMs;
+  const used = (): number => procs.reduce((sum, p) => sum + (cpuSeconds(p.pid) ?? 0), 0);
+  while (performance.now() < deadline) {
+    const before = used();
+    await sleep(500);
+    if (((used() - before) / 0.5) * 100 < IDLE_PERCENT) return;
+  }
+  ctx.log(`the relays were still busy ${Math.round(maxMs / 1000)} s after the load stopped`);
 }

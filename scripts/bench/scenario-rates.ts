@@ -4,7 +4,7 @@ import { summarize, type LatencySummary } from './latency-stats.js';
 import { pacedLoad } from './paced-load.js';
 import type { Measurement } from './report-rows.js';
 import { brief, chatRequest, runAutocannon } from './scenario-throughput.js';
-import { chatEndpoints, measured, portkeyAbsence, withCpu, type Endpoint, type EndpointName, type ScenarioContext, type ScenarioOutput } from './scenario-context.js';
+import { chatEndpoints, measured, portkeyAbsence, settle, withCpu, type Endpoint, type EndpointName, type ScenarioContext, type ScenarioOutput } from './scenario-context.js';
 
 /** Lower rates tried, in order, when the peer cannot keep up with the target rate. */
 const LOWER_RATES = [400, 300, 200, 100, 50];
@@ -23,6 +23,7 @@ interface PacedFigures {
 
 async function paced(ctx: ScenarioContext, endpoint: Endpoint, rate: number): Promise<PacedFigures> {
   const seconds = ctx.plan.rateSeconds;
+  await settle(ctx);
   const run = await withCpu(ctx, `${endpoint.name} ${rate} req/s (paced)`, () =>
     pacedLoad({ origin: endpoint.url, path: '/v1/chat/completions', headers: endpoint.headers, body: chatBody({ stream: false }), rate, seconds, connections: 64 }),
   );
@@ -37,6 +38,7 @@ export function sustained(run: Pick<PacedFigures, 'rate' | 'achievedRate' | 'non
 }
 
 async function burst(ctx: ScenarioContext, endpoint: Endpoint, rate: number): Promise<Record<string, number>> {
+  await settle(ctx);
   const result = await withCpu(ctx, `${endpoint.name} ${rate} req/s (autocannon)`, () =>
     runAutocannon({ ...chatRequest(endpoint), connections: 50, overallRate: rate, duration: ctx.plan.rateSeconds }),
   );
@@ -60,6 +62,14 @@ async function highestSustained(ctx: ScenarioContext, peer: Endpoint, below: num
     if (sustained(run)) break;
   }
   return tried;
+}
+
+/** A paced row is judged only when the floor and Farebox both kept up with the rate. */
+function keptUp(figures: Figures, rate: number): Partial<Measurement> {
+  const behind = (['floor', 'farebox'] as const).filter((name) => figures[name] && !sustained(figures[name].paced));
+  if (behind.length === 0) return {};
+  const said = behind.map((name) => `${name} ${figures[name]?.paced.achievedRate} req/s answered, ${figures[name]?.paced.errors} errors`).join('; ');
+  return { ...(behind.includes('farebox') ? { valid: false } : {}), note: `not sustained at ${rate} req/s: ${said}` };
 }
 
 type Figures = Partial<Record<EndpointName, { paced: PacedFigures; autocannon: Record<string, number> }>>;
@@ -95,7 +105,7 @@ export async function ratesScenario(ctx: ScenarioContext): Promise<ScenarioOutpu
       portkey: peerKeptUp ? p99(figures, 'portkey', 'paced') : null,
       ...(peerNote ? { portkeyNote: peerNote } : {}),
       target: TARGETS.p99Paced,
-      ...(figures.farebox && !sustained(figures.farebox.paced) ? { valid: false, note: `Farebox did not sustain ${rate} req/s` } : {}),
+      ...keptUp(figures, rate),
       steal,
     },
     { id: 'chat-p99-autocannon', scenario: `chat p99 at ${rate} req/s (autocannon burst)`, unit: 'ms', floor: p99(figures, 'floor', 'autocannon'), farebox: p99(figures, 'farebox', 'autocannon'), portkey: p99(figures, 'portkey', 'autocannon'), ...(absent ? { portkeyNote: absent } : {}), steal },

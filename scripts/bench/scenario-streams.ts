@@ -4,7 +4,7 @@ import { chatBody, chatHeaders, completeStream, timedStream } from './chat-reque
 import { summarize, timedPool, type LatencySummary } from './latency-stats.js';
 import { lastErrorLine, type Peer } from './peer-portkey.js';
 import type { Measurement } from './report-rows.js';
-import { chatEndpoints, measured, portkeyAbsence, withCpu, type Endpoint, type ScenarioContext, type ScenarioOutput } from './scenario-context.js';
+import { chatEndpoints, measured, portkeyAbsence, settle, withCpu, type Endpoint, type ScenarioContext, type ScenarioOutput } from './scenario-context.js';
 
 /** Chunks of the relayed stream in the memory scenario. */
 const RELAY_CHUNKS = 100;
@@ -64,6 +64,7 @@ async function peerStreamProblem(peer: Peer, endpoint: Endpoint): Promise<string
 
 async function ttfbAll(ctx: ScenarioContext): Promise<{ floor: TtfbResult; farebox: TtfbResult; echo: TtfbResult; portkey?: TtfbResult; portkeyProblem?: string }> {
   const [floorEndpoint, fareboxEndpoint, peerEndpoint] = chatEndpoints(ctx);
+  await settle(ctx);
   const floor = await withCpu(ctx, 'floor stream TTFB', () => ttfbOf(ctx, floorEndpoint as Endpoint, false));
   const farebox = await withCpu(ctx, 'farebox stream TTFB', () => ttfbOf(ctx, fareboxEndpoint as Endpoint, true));
   // The built-in echo model has no upstream hop: what is left is the gateway's own path.
