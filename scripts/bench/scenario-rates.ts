@@ -19,6 +19,7 @@ interface PacedFigures {
   sent: number;
   non2xx: number;
   errors: number;
+  errorKinds: Record<string, number>;
 }
 
 async function paced(ctx: ScenarioContext, endpoint: Endpoint, rate: number): Promise<PacedFigures> {
@@ -28,8 +29,8 @@ async function paced(ctx: ScenarioContext, endpoint: Endpoint, rate: number): Pr
     pacedLoad({ origin: endpoint.url, path: '/v1/chat/completions', headers: endpoint.headers, body: chatBody({ stream: false }), rate, seconds, connections: 64 }),
   );
   const latency = summarize(run.latencies);
-  ctx.log(`${endpoint.name} at ${rate} req/s (paced): p50 ${latency.p50} p99 ${latency.p99} ms (${run.achievedRate} req/s answered, non-2xx ${run.non2xx}, errors ${run.errors})`);
-  return { rate, latency, achievedRate: run.achievedRate, sent: run.sent, non2xx: run.non2xx, errors: run.errors };
+  ctx.log(`${endpoint.name} at ${rate} req/s (paced): p50 ${latency.p50} p99 ${latency.p99} ms (${run.achievedRate} req/s answered, non-2xx ${run.non2xx}, errors ${run.errors}${run.errors > 0 ? ` ${JSON.stringify(run.errorKinds)}` : ''})`);
+  return { rate, latency, achievedRate: run.achievedRate, sent: run.sent, non2xx: run.non2xx, errors: run.errors, errorKinds: run.errorKinds };
 }
 
 /** True when the paced run kept up: nothing failed and answers came at (nearly) the rate sent. */
@@ -53,10 +54,16 @@ async function atRate(ctx: ScenarioContext, endpoints: readonly Endpoint[], rate
   return out;
 }
 
-/** The highest of the lower rates the peer sustains (paced), or the last one tried. */
-async function highestSustained(ctx: ScenarioContext, peer: Endpoint, below: number): Promise<PacedFigures[]> {
+/**
+ * The highest of the lower rates the peer sustains (paced), or the last one tried. Rates well
+ * above what it answered at the target rate are skipped.
+ */
+async function highestSustained(ctx: ScenarioContext, peer: Endpoint, failed: PacedFigures): Promise<PacedFigures[]> {
   const tried: PacedFigures[] = [];
-  for (const rate of LOWER_RATES.filter((r) => r < below)) {
+  const candidates = LOWER_RATES.filter((r) => r < failed.rate);
+  const within = candidates.findIndex((r) => r <= 1.1 * failed.achievedRate);
+  const first = within === -1 ? candidates.length - 1 : within;
+  for (const rate of candidates.slice(first)) {
     const run = await paced(ctx, peer, rate);
     tried.push(run);
     if (sustained(run)) break;
@@ -68,7 +75,7 @@ async function highestSustained(ctx: ScenarioContext, peer: Endpoint, below: num
 function keptUp(figures: Figures, rate: number): Partial<Measurement> {
   const behind = (['floor', 'farebox'] as const).filter((name) => figures[name] && !sustained(figures[name].paced));
   if (behind.length === 0) return {};
-  const said = behind.map((name) => `${name} ${figures[name]?.paced.achievedRate} req/s answered, ${figures[name]?.paced.errors} errors`).join('; ');
+  const said = behind.map((name) => `${name} ${figures[name]?.paced.achievedRate} req/s answered, ${figures[name]?.paced.errors} errors ${JSON.stringify(figures[name]?.paced.errorKinds ?? {})}`).join('; ');
   return { ...(behind.includes('farebox') ? { valid: false } : {}), note: `not sustained at ${rate} req/s: ${said}` };
 }
 
@@ -113,7 +120,7 @@ export async function ratesScenario(ctx: ScenarioContext): Promise<ScenarioOutpu
   const details: Record<string, unknown> = { [rate]: figures };
   if (peer && !peerKeptUp) {
     const { value: lower, steal: lowerSteal } = await measured(ctx, 'Portkey at a lower rate', async () => {
-      const tried = await highestSustained(ctx, peer, rate);
+      const tried = await highestSustained(ctx, peer, peerRun as PacedFigures);
       const at = tried[tried.length - 1] as PacedFigures;
       const others = await atRate(ctx, endpoints.filter((e) => e.name !== 'portkey'), at.rate);
       return { tried, at, others };
@@ -128,6 +135,7 @@ export async function ratesScenario(ctx: ScenarioContext): Promise<ScenarioOutpu
       farebox: p99(lower.others, 'farebox', 'paced'),
       portkey: lower.at.latency.p99,
       portkeyNote: kept ? `highest rate sustained of ${[rate, ...LOWER_RATES].join('/')}` : `not sustained even at ${lower.at.rate} req/s`,
+      ...keptUp(lower.others, lower.at.rate),
       steal: lowerSteal,
     });
   }
