@@ -49,10 +49,12 @@ async function runScenarios(ctx: ScenarioContext, options: BenchOptions): Promis
   for (const [name, scenario] of SCENARIOS) {
     if (!options.only.has(name)) continue;
     log(`scenario: ${name}`);
+    const started = performance.now();
     try {
       const out = await scenario(ctx);
       rows.push(...out.rows);
-      details[name] = out.details;
+      details[name] = { seconds: Math.round((performance.now() - started) / 1000), ...out.details };
+      log(`scenario ${name} took ${Math.round((performance.now() - started) / 1000)} s`);
     } catch (err) {
       // One broken scenario should not hide the others' figures; it is reported and fails the run.
       failures[name] = err instanceof Error ? err.message : String(err);
