@@ -62,12 +62,16 @@ async function directCalls(size: string, count: number): Promise<LatencySummary>
   return summarize(samples);
 }
 
+let queueOnlyRounds = 0;
+
 /**
  * The queue mechanics alone: JobQueue.run from this process (payload store, BullMQ enqueue,
  * worker, completion event, result read) with no HTTP, admission or ledger in the way.
  */
 async function queueOnly(ctx: ScenarioContext, count: number): Promise<LatencySummary> {
   const { stack } = ctx;
+  // A repeated measurement (see cpu-steal) must not reuse the job ids of the one before.
+  const round = (queueOnlyRounds += 1);
   const config = loadConfig({ NODE_ENV: 'production', REDIS_URL: stack.redisUrl, MONGODB_URI: stack.mongoUri, REDIS_PREFIX: stack.redisPrefix, ADMIN_TOKEN: stack.adminToken });
   const jobs = await JobQueue.open(config, createLogger('silent'));
   const job = (id: string): ImageGenerateJob => ({
@@ -82,7 +86,7 @@ async function queueOnly(ctx: ScenarioContext, count: number): Promise<LatencySu
   try {
     const samples: number[] = [];
     for (let i = -20; i < count; i++) {
-      const id = `bench-queue-${stack.runId}-${i}`;
+      const id = `bench-queue-${stack.runId}-${round}-${i}`;
       const started = performance.now();
       await jobs.run('images', job(id), [], { timeoutMs: 30_000 });
       if (i >= 0) samples.push(performance.now() - started);
