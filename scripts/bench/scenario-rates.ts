@@ -101,7 +101,7 @@ export async function ratesScenario(ctx: ScenarioContext): Promise<ScenarioOutpu
   const peerRun = figures.portkey?.paced;
   const peerKeptUp = peerRun === undefined || sustained(peerRun);
   const absent = portkeyAbsence(ctx);
-  const peerNote = absent ?? (peerKeptUp ? undefined : `not sustained: ${peerRun?.achievedRate} req/s answered, ${peerRun?.non2xx} non-2xx, ${peerRun?.errors} errors`);
+  const peerNote = absent ?? (peerKeptUp ? undefined : `not sustained: ${peerRun?.achievedRate} req/s answered (p99 ${peerRun?.latency.p99} ms), ${peerRun?.non2xx} non-2xx, ${peerRun?.errors} errors`);
   const rows: Measurement[] = [
     {
       id: 'chat-p99-paced',
