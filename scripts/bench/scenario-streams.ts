@@ -141,6 +141,7 @@ export async function relayScenario(ctx: ScenarioContext): Promise<ScenarioOutpu
   return { rows, details: value };
 }
 
+/** Warm-up, then two equal rounds of relays with the web's GC'd heap read before, between and after. */
 async function relayRounds(ctx: ScenarioContext) {
   const rounds = ctx.plan.relayStreams;
   const warmIncomplete = await relay(ctx, Math.max(300, Math.round(rounds / 5)));
