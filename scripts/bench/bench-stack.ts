@@ -7,6 +7,7 @@ import type { ResolvedServices } from '../services/service-types.js';
 import type { BenchOptions } from './bench-options.js';
 import { ProcessGroup, waitHttpReady, type BenchProcess } from './bench-processes.js';
 import { seedBench, type BenchAccount } from './bench-seed.js';
+import { startPortkey, type Peer } from './peer-portkey.js';
 import { descendantsOf, hardOpenFileLimit, openFileLimit, pinProcess, processName, type Tracked } from './proc-stats.js';
 
 /** Core of the load generator, mock upstream, worker and stores; the gateway gets the other. */
@@ -28,6 +29,8 @@ export interface BenchStack {
   readonly floorUrl: string;
   readonly webUrl: string;
   readonly web: BenchProcess;
+  /** The Portkey peer, or why it is not in this run. */
+  readonly portkey: Peer | { failed: string };
   /** Most streams that can be held open given the open-files limits (see {@link fileLimits}). */
   readonly openStreamsCap: number;
   readonly account: BenchAccount;
@@ -99,16 +102,17 @@ function runRelease(root: string, runtime: 'dist' | 'tsx', env: NodeJS.ProcessEn
 }
 
 /**
- * Starts the benchmark's world on the given Redis and MongoDB: the release step on a dedicated `farebox_bench_<id>` database, the mock upstream and
- * the worker on the load core, the floor proxy and the web process on the gateway core, and
- * seeds model, account and key through the operator API.
+ * Starts the benchmark's world on the given Redis and MongoDB: the release step on a dedicated
+ * `farebox_bench_<id>` database, the mock upstream and the worker on the load core, the floor
+ * proxy, the web process and the Portkey peer on the gateway core, and seeds model, account and
+ * key through the operator API.
  */
 export async function startStack(setup: StackSetup, log: Log): Promise<BenchStack> {
   const { root, options, group, pinned, logDir, services, runtime } = setup;
   const runId = randomBytes(4).toString('hex');
   const adminToken = randomBytes(24).toString('base64url');
   const upstreamKey = randomBytes(16).toString('hex');
-  const [mockPort, floorPort, webPort] = [await findFreePort(), await findFreePort(), await findFreePort()];
+  const [mockPort, floorPort, webPort, portkeyPort] = [await findFreePort(), await findFreePort(), await findFreePort(), await findFreePort()];
   const providersFile = path.join(logDir, 'providers.json');
   writeFileSync(
     providersFile,
@@ -154,12 +158,14 @@ export async function startStack(setup: StackSetup, log: Log): Promise<BenchStac
     waitHttpReady(`${webUrl}/readyz`, web, 90_000),
     worker.waitForLine(/worker started/, 90_000),
   ]);
+  const portkey = await startPortkey({ root, runtime, group, core: GATEWAY_CORE, port: portkeyPort, mockUrl, upstreamKey });
+  log('failed' in portkey ? `Portkey peer unavailable: ${portkey.failed}` : `Portkey peer at ${portkey.url} relays to the mock`);
   const account = await seedBench(webUrl, adminToken, runId);
   const runner: Tracked = { name: 'runner+loadgen', pid: process.pid, core: pinned ? LOAD_CORE : 'any' };
-  const children = [mock, floor, web, worker];
+  const children = [mock, floor, web, worker, ...('failed' in portkey ? [] : [portkey.proc])];
   const stores = trackStores(pinned, new Set(children.map((c) => c.pid)));
   return {
-    runtime, pinned, runId, logDir, adminToken, mockUrl, floorUrl, webUrl, web, account, group, services,
+    runtime, pinned, runId, logDir, adminToken, mockUrl, floorUrl, webUrl, web, portkey, account, group, services,
     openStreamsCap: limits.cap,
     mongoUri: services.mongoUri,
     redisUrl: services.redisUrl,

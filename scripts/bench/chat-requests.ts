@@ -37,11 +37,11 @@ export interface StreamHooks {
   keepTail?: number;
 }
 
-/** Sends one streamed chat call over `agent` and reads it to the end. */
-export function timedStream(agent: Agent, url: string, key: string, body: string, hooks: StreamHooks = {}): Promise<StreamTiming> {
+/** Sends one streamed chat call over `agent` with the given headers and reads it to the end. */
+export function timedStream(agent: Agent, url: string, headers: Record<string, string>, body: string, hooks: StreamHooks = {}): Promise<StreamTiming> {
   return new Promise<StreamTiming>((resolve, reject) => {
     const started = performance.now();
-    const req = request(`${url}/v1/chat/completions`, { method: 'POST', agent, headers: chatHeaders(key) }, (res) => {
+    const req = request(`${url}/v1/chat/completions`, { method: 'POST', agent, headers }, (res) => {
       hooks.onResponse?.(res);
       let ttfbMs = Number.NaN;
       let text = '';

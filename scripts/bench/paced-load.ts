@@ -23,6 +23,8 @@ export interface PacedLoadResult {
   errors: number;
   /** Answers per second over the run. */
   achievedRate: number;
+  /** Failed requests by error code (or message), so a report can say why they failed. */
+  errorKinds: Record<string, number>;
 }
 
 /**
@@ -38,6 +40,7 @@ export async function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadRes
   const latencies: number[] = [];
   let non2xx = 0;
   let errors = 0;
+  const errorKinds: Record<string, number> = {};
   const inFlight = new Set<Promise<void>>();
   const fire = (due: number): void => {
     const task = pool
@@ -47,8 +50,10 @@ export async function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadRes
         if (res.statusCode >= 200 && res.statusCode < 300) latencies.push(performance.now() - due);
         else non2xx += 1;
       })
-      .catch(() => {
+      .catch((err: unknown) => {
         errors += 1;
+        const kind = (err as { code?: string }).code ?? (err instanceof Error ? err.message : String(err));
+        errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
       })
       .finally(() => inFlight.delete(task));
     inFlight.add(task);
@@ -69,5 +74,5 @@ export async function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadRes
     await pool.destroy();
   }
   const elapsed = (performance.now() - started) / 1000;
-  return { latencies, sent, non2xx, errors, achievedRate: Math.round(latencies.length / elapsed) };
+  return { latencies, sent, non2xx, errors, errorKinds, achievedRate: Math.round(latencies.length / elapsed) };
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../services/farebox-paths.js';
@@ -7,7 +7,7 @@ import type { ResolvedServices } from '../services/service-types.js';
 import { dropBenchData } from './bench-cleanup.js';
 import { parseOptions, type BenchOptions, type ScenarioGroup } from './bench-options.js';
 import { ProcessGroup } from './bench-processes.js';
-import { formatCpu, formatTable, machineInfo, type ResultRow } from './bench-report.js';
+import { formatCpu, machineInfo } from './bench-report.js';
 import { build, GATEWAY_CORE, LOAD_CORE, startStack, type BenchStack } from './bench-stack.js';
 import { canPin, pinProcess } from './proc-stats.js';
 import { formatProfile, summarizeProfile, type ProfileSummary } from './profile-summary.js';
@@ -17,7 +17,11 @@ import { ledgerScenario } from './scenario-ledger.js';
 import { openStreamsScenario } from './scenario-open-streams.js';
 import { queueScenario } from './scenario-queue.js';
 import { ttfbScenario, relayScenario } from './scenario-streams.js';
-import { ratesScenario, throughputScenario } from './scenario-throughput.js';
+import { STEAL_LIMIT_PERCENT, MAX_STEAL_REPEATS } from './cpu-steal.js';
+import { buildReport, type Measurement } from './report-rows.js';
+import { formatNotes, formatTable } from './report-table.js';
+import { ratesScenario } from './scenario-rates.js';
+import { throughputScenario } from './scenario-throughput.js';
 
 const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
 
@@ -35,20 +39,22 @@ const SCENARIOS: ReadonlyArray<[ScenarioGroup, (ctx: ScenarioContext) => Promise
 
 function layout(pinned: boolean): string {
   if (!pinned) return 'not pinned (taskset unavailable or fewer than 2 cores): every process on any core';
-  return `core ${LOAD_CORE}: runner (autocannon and the other load clients), mock upstream, worker, redis-server, mongod; core ${GATEWAY_CORE}: web (Farebox) and the floor proxy, one of them under load at a time`;
+  return `core ${LOAD_CORE}: runner (autocannon and the other load clients), mock upstream, worker, redis-server, mongod; core ${GATEWAY_CORE}: web (Farebox), the floor proxy and the Portkey peer, one of them under load at a time`;
 }
 
-async function runScenarios(ctx: ScenarioContext, options: BenchOptions): Promise<{ rows: ResultRow[]; details: Record<string, unknown>; failures: Record<string, string> }> {
-  const rows: ResultRow[] = [];
+async function runScenarios(ctx: ScenarioContext, options: BenchOptions): Promise<{ rows: Measurement[]; details: Record<string, unknown>; failures: Record<string, string> }> {
+  const rows: Measurement[] = [];
   const details: Record<string, unknown> = {};
   const failures: Record<string, string> = {};
   for (const [name, scenario] of SCENARIOS) {
     if (!options.only.has(name)) continue;
     log(`scenario: ${name}`);
+    const started = performance.now();
     try {
       const out = await scenario(ctx);
       rows.push(...out.rows);
-      details[name] = out.details;
+      details[name] = { seconds: Math.round((performance.now() - started) / 1000), ...out.details };
+      log(`scenario ${name} took ${Math.round((performance.now() - started) / 1000)} s`);
     } catch (err) {
       // One broken scenario should not hide the others' figures; it is reported and fails the run.
       failures[name] = err instanceof Error ? err.message : String(err);
@@ -56,6 +62,15 @@ async function runScenarios(ctx: ScenarioContext, options: BenchOptions): Promis
     }
   }
   return { rows, details, failures };
+}
+
+/** The installed version of the peer gateway. */
+function peerVersion(root: string): string {
+  try {
+    return (JSON.parse(readFileSync(path.join(root, 'node_modules/@portkey-ai/gateway/package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
 }
 
 async function profileOf(stack: BenchStack): Promise<ProfileSummary | undefined> {
@@ -67,6 +82,7 @@ async function profileOf(stack: BenchStack): Promise<ProfileSummary | undefined>
 
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
+  const runStarted = performance.now();
   const root = repoRoot();
   const machine = machineInfo();
   const pinned = machine.cpuCount >= 2 && canPin();
@@ -99,26 +115,35 @@ async function main(): Promise<number> {
     services = await resolveServices({ env: process.env, log: (m) => log(`services: ${m}`) });
     stack = await startStack({ root, options, group, pinned, logDir, services, runtime }, log);
     const ctx: ScenarioContext = { stack, plan: options.plan, log, cpu: [] };
-    const { rows, details, failures } = await runScenarios(ctx, options);
+    const { rows: measurements, details, failures } = await runScenarios(ctx, options);
+    const rows = buildReport(measurements);
     const profile = options.profile ? await profileOf(stack) : undefined;
     machine.loadAverage.end = os.loadavg().map((v) => Math.round(v * 100) / 100);
 
     const table = formatTable(rows);
-    console.log(`\n${table}\n\nCPU use per process (% of one core; process@core):\n${formatCpu(ctx.cpu)}\n`);
+    const notes = formatNotes(rows);
+    console.log(`\n${table}\n${notes ? `\n${notes}\n` : ''}\nCPU use per process (% of one core; process@core):\n${formatCpu(ctx.cpu)}\n`);
+    const repeated = rows.filter((row) => (row.steal?.attempts.length ?? 0) > 1).length;
+    console.log(`steal: % of all CPU time the hypervisor took during each row's measurement; above ${STEAL_LIMIT_PERCENT}% a row is measured again (up to ${MAX_STEAL_REPEATS} more times) and the attempt with the least steal is reported${repeated > 0 ? ` (${repeated} rows repeated)` : ''}`);
     const busiest = ctx.cpu.reduce((max, rec) => Math.max(max, rec.othersPercent), 0);
     if (busiest > 25) console.log(`note: processes the bench did not start used up to ${busiest.toFixed(0)}% of a core during a measurement ("not ours" above); those figures are skewed`);
     console.log(`layout: ${layout(pinned)}`);
     console.log(`machine: ${machine.cpuModel} x${machine.cpuCount}, ${machine.memoryGiB} GiB, node ${machine.node}, ${machine.os}; load average ${machine.loadAverage.start.join(' ')} → ${machine.loadAverage.end.join(' ')}`);
+    const elapsedSeconds = Math.round((performance.now() - runStarted) / 1000);
+    console.log(`run took ${Math.floor(elapsedSeconds / 60)} min ${elapsedSeconds % 60} s`);
     if (profile) console.log(`\n${formatProfile(profile)}`);
     const results = {
       generatedAt: new Date().toISOString(),
       command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
       quick: options.quick,
+      elapsedSeconds,
       runtime,
       logLevel: options.logLevel,
       layout: layout(pinned),
       machine,
       plan: options.plan,
+      peer: 'failed' in stack.portkey ? { name: 'portkey', failed: stack.portkey.failed } : { name: 'portkey', package: '@portkey-ai/gateway', version: peerVersion(root) },
+      steal: { limitPercent: STEAL_LIMIT_PERCENT, maxRepeats: MAX_STEAL_REPEATS },
       rows,
       table,
       details,

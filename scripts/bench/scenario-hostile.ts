@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
-import { absoluteRow } from './bench-report.js';
+import { NO_EQUIVALENT, TARGETS } from './bench-targets.js';
 import { BENCH_CHAT_MODEL } from './bench-seed.js';
-import type { ScenarioContext, ScenarioOutput } from './scenario-context.js';
+import { measured, type ScenarioContext, type ScenarioOutput } from './scenario-context.js';
 
 /** Longest the scenario waits for one hostile request before recording it as unanswered. */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -90,7 +90,25 @@ async function loopDelayMs(ctx: ScenarioContext): Promise<number> {
 export async function hostileScenario(ctx: ScenarioContext): Promise<ScenarioOutput> {
   const cases = corpus(ctx.stack.account.key, await freeTierKey(ctx));
   await loopDelayMs(ctx);
-  const timings: Record<string, { status: number; ms: number; loopDelayMs: number }> = {};
+  const { value: timings, steal } = await measured(ctx, 'hostile corpus', () => sendCorpus(ctx, cases));
+  const entries = Object.entries(timings);
+  const blocked = entries.some(([, t]) => Number.isNaN(t.loopDelayMs));
+  const worstLoopMs = blocked ? Number.NaN : Math.max(...entries.map(([, t]) => t.loopDelayMs));
+  const [slowestName, slowest] = entries.reduce((a, b) => (b[1].ms > a[1].ms ? b : a));
+  const none = { floor: null, portkey: null, portkeyNote: NO_EQUIVALENT, steal };
+  return {
+    rows: [
+      { id: 'hostile-loop-delay', scenario: 'hostile corpus: worst event-loop delay', unit: 'ms', farebox: worstLoopMs, target: TARGETS.hostileLoopDelay, ...(blocked ? { valid: false, note: 'web still blocked, /metrics unanswered' } : {}), ...none },
+      { id: 'hostile-slowest', scenario: `hostile corpus: slowest request (${slowestName})`, unit: 'ms', farebox: slowest.ms, ...none },
+    ],
+    details: { worstEventLoopDelayMs: worstLoopMs, slowest: { name: slowestName, ...slowest }, requests: timings },
+  };
+}
+
+type Timings = Record<string, { status: number; ms: number; loopDelayMs: number }>;
+
+async function sendCorpus(ctx: ScenarioContext, cases: readonly HostileCase[]): Promise<Timings> {
+  const timings: Timings = {};
   for (const c of cases) {
     const started = performance.now();
     const status = await c.send(ctx.stack.webUrl).catch(() => 0);
@@ -99,15 +117,5 @@ export async function hostileScenario(ctx: ScenarioContext): Promise<ScenarioOut
     timings[c.name] = { status, ms, loopDelayMs: Math.round(loopDelay) };
     ctx.log(`hostile: ${c.name} → ${status || 'no answer'} in ${ms} ms; event-loop delay ${Number.isNaN(loopDelay) ? 'unread (web blocked)' : `${Math.round(loopDelay)} ms`}`);
   }
-  const entries = Object.entries(timings);
-  const blocked = entries.some(([, t]) => Number.isNaN(t.loopDelayMs));
-  const worstLoopMs = blocked ? Number.NaN : Math.max(...entries.map(([, t]) => t.loopDelayMs));
-  const [slowestName, slowest] = entries.reduce((a, b) => (b[1].ms > a[1].ms ? b : a));
-  return {
-    rows: [
-      absoluteRow(`hostile corpus: worst event-loop delay${blocked ? ' (web still blocked, /metrics unanswered)' : ''}`, 'ms', worstLoopMs, worstLoopMs <= 50, '≤ 50 ms'),
-      absoluteRow(`hostile corpus: slowest request (${slowestName})`, 'ms', slowest.ms, null, '—'),
-    ],
-    details: { worstEventLoopDelayMs: worstLoopMs, slowest: { name: slowestName, ...slowest }, requests: timings },
-  };
+  return timings;
 }

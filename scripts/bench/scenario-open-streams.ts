@@ -1,10 +1,11 @@
 import { Agent } from 'node:http';
-import { absoluteRow } from './bench-report.js';
+import { NOT_MEASURED, TARGET_OPEN_STREAMS, TARGETS } from './bench-targets.js';
 import type { BenchProcess } from './bench-processes.js';
-import { chatBody, completeStream, timedStream } from './chat-requests.js';
+import { chatBody, chatHeaders, completeStream, timedStream } from './chat-requests.js';
 import { sleep } from './latency-stats.js';
 import { rssBytes } from './proc-stats.js';
-import { withCpu, type ScenarioContext, type ScenarioOutput } from './scenario-context.js';
+import type { Measurement } from './report-rows.js';
+import { measured, withCpu, type ScenarioContext, type ScenarioOutput } from './scenario-context.js';
 
 /** Streams being opened at once (waiting for their first byte). */
 const OPENING_AT_ONCE = 200;
@@ -54,7 +55,7 @@ async function holdStreams(ctx: ScenarioContext, url: string, proc: BenchProcess
         open += 1;
         peakOpen = Math.max(peakOpen, open);
       };
-      const stream = timedStream(agent, url, ctx.stack.account.key, body, { onFirstByte: opened, keepTail: 400 }).then(
+      const stream = timedStream(agent, url, chatHeaders(ctx.stack.account.key), body, { onFirstByte: opened, keepTail: 400 }).then(
         (timing) => {
           if (timing.status === 200 && completeStream(timing.text, billed)) completed += 1;
           else failed += 1;
@@ -80,10 +81,26 @@ async function holdStreams(ctx: ScenarioContext, url: string, proc: BenchProcess
 export async function openStreamsScenario(ctx: ScenarioContext): Promise<ScenarioOutput> {
   const count = Math.min(ctx.plan.openStreams, ctx.stack.openStreamsCap);
   const floorProc = ctx.stack.group.get('floor-proxy');
-  const floor = floorProc ? await withCpu(ctx, `floor ${count} open streams`, () => holdStreams(ctx, ctx.stack.floorUrl, floorProc, count, false)) : undefined;
-  const farebox = await withCpu(ctx, `farebox ${count} open streams`, () => holdStreams(ctx, ctx.stack.webUrl, ctx.stack.web, count, true));
+  const { value, steal } = await measured(ctx, 'open streams', async () => {
+    const floor = floorProc ? await withCpu(ctx, `floor ${count} open streams`, () => holdStreams(ctx, ctx.stack.floorUrl, floorProc, count, false)) : undefined;
+    const farebox = await withCpu(ctx, `farebox ${count} open streams`, () => holdStreams(ctx, ctx.stack.webUrl, ctx.stack.web, count, true));
+    return { floor, farebox };
+  });
+  const { floor, farebox } = value;
   ctx.log(`open streams: farebox peak ${farebox.peakOpen} open, RSS ${farebox.rssBeforeMiB.toFixed(0)} → ${farebox.peakRssMiB.toFixed(0)} MiB; completed ${farebox.completed}, failed ${farebox.failed}`);
   const allOpen = farebox.peakOpen >= count && farebox.failed === 0;
-  const row = absoluteRow(`${count} open streams: peak RSS`, 'MB', farebox.peakRssMiB, allOpen && count >= 5_000 ? farebox.peakRssMiB < 600 : null, '< 600 MB at 5,000', floor?.peakRssMiB ?? null);
+  const checked = count >= TARGET_OPEN_STREAMS;
+  const row: Measurement = {
+    id: 'open-streams-rss',
+    scenario: `${count} open streams: peak RSS`,
+    unit: 'MB',
+    floor: floor?.peakRssMiB ?? null,
+    farebox: farebox.peakRssMiB,
+    portkey: null,
+    portkeyNote: NOT_MEASURED,
+    ...(checked ? { target: TARGETS.openStreamsRss } : { note: `target (< 600 MB at ${TARGET_OPEN_STREAMS.toLocaleString('en-US')}) not checked at ${count} streams` }),
+    ...(allOpen ? {} : { valid: false, note: `${farebox.peakOpen} of ${count} open at once, ${farebox.failed} failed` }),
+    steal,
+  };
   return { rows: [row], details: { count, floor, farebox } };
 }

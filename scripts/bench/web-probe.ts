@@ -1,22 +1,14 @@
-import net from 'node:net';
+import './loopback-only.js';
 
 /**
  * Preloaded into the benchmark's web process (`node --expose-gc --import <this> …`); it changes
  * nothing on the request path.
- * - The web entry listens on every interface; the benchmark must stay on loopback, so a
- *   listen given only a port is bound to 127.0.0.1.
+ * - The web entry listens on every interface; the benchmark must stay on loopback, so every
+ *   listen is bound to 127.0.0.1 (see loopback-only).
  * - On SIGUSR2 it runs a full GC (when exposed) and writes one line to stderr,
  *   `BENCH_MEMORY {rss, heapTotal, heapUsed, external, arrayBuffers}`, so the benchmark can
  *   compare retained memory before and after a run.
  */
-
-type ListenArgs = Parameters<net.Server['listen']>;
-
-const originalListen = net.Server.prototype.listen;
-net.Server.prototype.listen = function listenOnLoopback(this: net.Server, ...args: unknown[]) {
-  if (typeof args[0] === 'number' && typeof args[1] !== 'string') args.splice(1, 0, '127.0.0.1');
-  return originalListen.apply(this, args as ListenArgs);
-} as net.Server['listen'];
 
 process.on('SIGUSR2', () => {
   const gc = (globalThis as { gc?: () => void }).gc;
