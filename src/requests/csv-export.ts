@@ -1,9 +1,10 @@
 import { Readable, pipeline } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { Collections } from '../db/collections.js';
+import { NEWEST_FIRST } from '../db/keyset-page.js';
 import { formatUsd } from '../billing/money.js';
 import type { LedgerDoc } from '../ledger/ledger-types.js';
-import { NEWEST_FIRST, recordFilter } from './record-query.js';
+import { recordFilter } from './record-query.js';
 import { createdWithin, type RecordFilters, type TimeRange } from './record-filters.js';
 import type { RequestRecordDoc } from './request-record-types.js';
 
