@@ -106,7 +106,11 @@ describe('Heroku-style slug: npm ci, build, prune, Procfile processes on TLS Red
 
   it('the slug has no dev dependencies', async () => {
     await expect(sh('node', ['-e', "require.resolve('vitest/package.json')"], dir)).rejects.toThrow();
-    await expect(sh('node', ['-e', "require.resolve('typescript/package.json')"], dir)).rejects.toThrow();
+    // typescript is not checked: valibot (under @bull-board/api) names it as an optional peer,
+    // so npm keeps it in a production install.
+    for (const dev of ['@portkey-ai/gateway', 'playwright-core', 'fast-check']) {
+      await expect(sh('node', ['-e', `require.resolve('${dev}/package.json')`], dir)).rejects.toThrow();
+    }
   });
 
   it('answers a chat and a streamed chat', async () => {
