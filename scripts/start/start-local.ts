@@ -82,6 +82,7 @@ async function main(): Promise<void> {
   });
   supervisor.start();
   log(`gateway on http://localhost:${env.PORT || 8080}/v1 (Ctrl-C stops everything)`);
+  log(`console on http://localhost:${env.PORT || 8080}/console (sign in with ADMIN_TOKEN or a management key)`);
 }
 
 main().catch(async (err: unknown) => {
