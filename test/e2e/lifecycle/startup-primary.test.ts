@@ -52,14 +52,16 @@ describe('startup while MongoDB has no writable primary yet', () => {
       await until('the worker to start without MongoDB', () => workerOutput().includes('"msg":"worker started"'), 90_000);
       expect(workerOutput()).not.toContain(waiting);
       await mongo.start();
-      const [code, w, k] = await Promise.all([release.done, web, worker]);
+      // Settled one by one, so a process that did start is stopped even when another failed.
+      const [code, w, k] = await Promise.allSettled([release.done, web, worker]);
       try {
-        expect(code, release.output()).toBe(0);
+        for (const started of [code, w, k]) if (started.status === 'rejected') throw started.reason;
+        expect(code.status === 'fulfilled' && code.value, release.output()).toBe(0);
         expect(release.output()).toContain('release done');
-        expect(w.output()).toContain('"msg":"web listening"');
-        expect(k.output()).toContain('"msg":"worker started"');
+        expect(w.status === 'fulfilled' && w.value.output()).toContain('"msg":"web listening"');
+        expect(k.status === 'fulfilled' && k.value.output()).toContain('"msg":"worker started"');
       } finally {
-        await Promise.all([w.kill(), k.kill()]);
+        await Promise.all([w, k].map((p) => (p.status === 'fulfilled' ? p.value.kill() : undefined)));
       }
     } finally {
       await Promise.all([redis.dispose(), mongo.dispose()]);
