@@ -115,8 +115,8 @@ export function requestsView(records) {
 }
 
 /**
- * Fills a container with the result of a loader, or a note when it fails (for example while
- * the records API is not deployed), so one missing panel does not blank the page.
+ * Fills a container with the result of a loader, or a note when it fails (for example when
+ * MongoDB is unreachable), so one missing panel does not blank the page.
  * @param {HTMLElement} container
  * @param {() => Promise<Node>} load
  */

@@ -9,9 +9,6 @@ import { CHROMIUM_PATH, hasChromium, launchBrowser, screenshot } from './browser
  * The console in a real headless chromium against a real web process: an operator signs in,
  * creates and funds an account, mints a key (shown once), the key is used, and its spend and
  * request appear; then the account holder signs in with a management key.
- *
- * Tests marked "[records API]" read `/v1/admin/usage`, `/v1/admin/requests`, `/v1/usage` and
- * `/v1/requests`; the others need only the console, the operator API and the key API.
  */
 if (!hasChromium) console.warn(`[console browser test] skipped: no chromium at ${CHROMIUM_PATH} (apt-get install chromium, or set CHROMIUM_PATH)`);
 
@@ -125,7 +122,7 @@ describe.skipIf(!hasChromium)('the console in a browser', () => {
     await expect.poll(() => page.getByTestId('keys-table').textContent()).toContain(usd(state.cost!));
   }, 60_000);
 
-  it('[records API] shows the spend on the usage chart and the request in the request list', async () => {
+  it('shows the spend on the usage chart and the request in the request list', async () => {
     await page.goto(`${web.url}/console#account/${state.accountId}`);
     await page.getByTestId('keys-table').waitFor();
     await screenshot(page, '05-account-usage');
@@ -158,7 +155,7 @@ describe.skipIf(!hasChromium)('the console in a browser', () => {
     await page.getByTestId('catalog-table').waitFor();
   }, 60_000);
 
-  it('[records API] shows usage of every account by model, with CSV exports', async () => {
+  it('shows usage of every account by model, with CSV exports', async () => {
     await page.click('nav a[href="#usage"]');
     await expect.poll(() => page.locator('main').textContent()).toContain('Exports');
     expect(await page.locator('a[href="/v1/admin/ledger.csv"]').count()).toBe(1);
@@ -191,7 +188,7 @@ describe.skipIf(!hasChromium)('the console in a browser', () => {
     await screenshot(page, '08-account-holder');
   }, 60_000);
 
-  it('[records API] shows the account holder its usage and recent requests', async () => {
+  it('shows the account holder its usage and recent requests', async () => {
     await screenshot(page, '09-account-holder-usage');
     await refreshUntil('[data-testid=usage-table]', 'local/echo');
     expect(await page.locator('[data-testid=usage-table] tbody tr', { hasText: 'local/echo' }).textContent()).toContain(usd(state.cost!));
