@@ -1,6 +1,6 @@
 import type { ChunkSink } from '../chat/chat-stream.js';
 import type { GatewayContext } from '../http/state.js';
-import { SseWriter } from '../http/sse/sse-writer.js';
+import { commitStream, SseWriter } from '../http/sse/sse-writer.js';
 import { readChatChunk, type ChunkPart } from './chat-chunk-reader.js';
 
 /** One named server-sent event of a front door's stream. */
@@ -41,9 +41,7 @@ export function translatingSink(ctx: GatewayContext, translator: StreamTranslato
       return writer.closed;
     },
     open() {
-      ctx.status = 200;
-      ctx.respond = false;
-      writer.open(200, { 'x-request-id': ctx.state.requestId });
+      commitStream(ctx, writer, { 'x-request-id': ctx.state.requestId });
       opened = sendAll(translator.start());
     },
     async send(chunk) {
@@ -53,11 +51,7 @@ export function translatingSink(ctx: GatewayContext, translator: StreamTranslato
     async finish() {
       await opened;
       await sendAll(translator.end());
-      if (writer.closed) return;
-      await new Promise<void>((resolve) => {
-        ctx.res.once('close', () => resolve());
-        ctx.res.end(() => resolve());
-      });
+      await writer.end();
     },
   };
 }

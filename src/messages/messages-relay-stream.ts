@@ -5,7 +5,7 @@ import { classifyError } from '../errors/classify-error.js';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.js';
 import { serializeError } from '../errors/serialize.js';
 import { namedFrame } from '../fronts/event-stream-sink.js';
-import { SseWriter } from '../http/sse/sse-writer.js';
+import { commitStream, SseWriter } from '../http/sse/sse-writer.js';
 import type { GatewayContext } from '../http/state.js';
 import type { JsonRecord } from '../providers/http/narrow.js';
 import type { RelayedCounts, RelayedEvent } from '../providers/messages/messages-relay-types.js';
@@ -59,9 +59,7 @@ export async function streamRelayed(deps: ChatServiceDeps, request: RelayedReque
     return;
   }
   deps.metrics?.streamOpened();
-  ctx.status = 200;
-  ctx.respond = false;
-  writer.open(200, { 'x-request-id': ctx.state.requestId, 'request-id': ctx.state.requestId });
+  commitStream(ctx, writer, { 'x-request-id': ctx.state.requestId, 'request-id': ctx.state.requestId });
   const state: RelayState = { counts: {}, produced: [], failure: undefined, charged: false, ended: false };
   try {
     await relay(deps, request, settlement, first, iterator, writer, state);
@@ -74,7 +72,7 @@ export async function streamRelayed(deps: ChatServiceDeps, request: RelayedReque
       deps.requests?.draft(admitted.requestId)?.failed(state.failure.code);
       if (!writer.closed) await writer.write(frame(errorEvent(state.failure)));
     }
-    await end(ctx, writer);
+    await writer.end();
   } finally {
     deps.metrics?.streamClosed();
   }
@@ -123,10 +121,3 @@ async function withCharge(deps: ChatServiceDeps, request: RelayedRequest, settle
   }
 }
 
-async function end(ctx: GatewayContext, writer: SseWriter): Promise<void> {
-  if (writer.closed) return;
-  await new Promise<void>((resolve) => {
-    ctx.res.once('close', () => resolve());
-    ctx.res.end(() => resolve());
-  });
-}

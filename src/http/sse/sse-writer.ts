@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { ParameterizedContext } from 'koa';
 
 /** Headers every event-stream response starts with. */
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -68,12 +69,27 @@ export class SseWriter {
   }
 
   /** Writes `[DONE]` and ends the response. */
-  async finish(): Promise<void> {
+  finish(): Promise<void> {
+    return this.end(SSE_DONE);
+  }
+
+  /** Ends the response after `last` (a framed piece, or nothing); resolves once sent or the client left. */
+  async end(last = ''): Promise<void> {
     if (this.closed) return;
     await new Promise<void>((resolve) => {
       // A client leaving during the final write also ends the wait.
       this.waiters.add(resolve);
-      this.res.end(SSE_DONE, () => resolve());
+      this.res.end(last, () => resolve());
     });
   }
+}
+
+/**
+ * Commits a Koa request to a stream: status 200 and the headers go out now, and Koa no longer
+ * writes the response (until then an error is still a normal JSON answer).
+ */
+export function commitStream(ctx: Pick<ParameterizedContext, 'status' | 'respond'>, writer: SseWriter, headers: Readonly<Record<string, string>> = {}): void {
+  ctx.status = 200;
+  ctx.respond = false;
+  writer.open(200, headers);
 }

@@ -6,7 +6,7 @@ import type { ChatServiceDeps } from '../../../chat/chat-service-deps.js';
 import { streamChat, type ChunkSink } from '../../../chat/chat-stream.js';
 import type { KeyAuthenticator } from '../../../keys/key-auth.js';
 import { authenticate } from '../../middleware/authenticate.js';
-import { SseWriter } from '../../sse/sse-writer.js';
+import { commitStream, SseWriter } from '../../sse/sse-writer.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';
 import { abortOnClose } from './abort-on-close.js';
 
@@ -26,11 +26,7 @@ function sseSink(ctx: GatewayContext): ChunkSink {
     get closed() {
       return writer.closed;
     },
-    open() {
-      ctx.status = 200;
-      ctx.respond = false;
-      writer.open();
-    },
+    open: () => commitStream(ctx, writer),
     send: (chunk) => writer.send(chunk),
     finish: () => writer.finish(),
   };
