@@ -1,5 +1,5 @@
 import { connectWritable } from '../src/db/writable-primary.js';
-import { prepareDatabase } from '../src/db/prepare-database.js';
+import { prepareDatabase } from '../src/store/prepare-database.js';
 import { boot } from '../src/runtime/boot.js';
 
 /** The release step (Procfile `release`): collections, indexes and the seed catalog. */

@@ -3,8 +3,8 @@ import { AccountService } from './accounts/account-service.js';
 import { systemClock, type Clock } from './billing/periods.js';
 import { CatalogCache } from './catalog/catalog-cache.js';
 import { CatalogRepository } from './catalog/catalog-repository.js';
-import type { Config } from './config/config.js';
-import { collections, type Collections } from './db/collections.js';
+import type { Config, RequestTiming } from './config/config.js';
+import { collections, type Collections } from './store/collections.js';
 import type { Mongo } from './db/mongo.js';
 import { connectWritable } from './db/writable-primary.js';
 import { KeyAuthenticator } from './keys/key-auth.js';
@@ -12,17 +12,25 @@ import { KeyService } from './keys/key-service.js';
 import { join } from 'node:path';
 import { MongoHealth } from './db/mongo-health.js';
 import { ChargeSpool } from './ledger/charge-spool.js';
+import { LedgerCredits } from './ledger/ledger-credits.js';
 import { LedgerWriter } from './ledger/ledger-writer.js';
 import { SpoolBeacon } from './ledger/spool-beacon.js';
 import { SpoolingLedger } from './ledger/spooling-ledger.js';
 import { createAdmission, type RedisAdmission } from './limits/redis-admission.js';
 import { Metrics } from './metrics/metrics.js';
+import { RouteHealth } from './chat/route-health.js';
 import { buildProviderRegistry } from './providers/provider-factories.js';
 import type { ProviderRegistry } from './providers/registry.js';
+import { JobQueue, type JobQueueOptions } from './queue/job-queue.js';
 import { createInvalidationBus, type InvalidationBus } from './redis/invalidation-bus.js';
 import { createRedis, waitReady, type Redis } from './redis/redis.js';
 import { RecordWriter } from './requests/record-writer.js';
 import { RequestRecorder } from './requests/request-recorder.js';
+import { CeilingRegistry } from './quote/cost-ceiling.js';
+import { IdempotencyStore } from './idempotency/idempotency-store.js';
+import { ResponseBlobs } from './idempotency/response-blobs.js';
+import { createReceiptSigner } from './receipts/receipt-setup.js';
+import type { ReceiptSigner } from './receipts/receipt-signer.js';
 import { ShutdownReport } from './runtime/shutdown-report.js';
 import { runSteps } from './runtime/shutdown.js';
 import { storeShutdownSteps } from './runtime/store-steps.js';
@@ -39,6 +47,8 @@ export interface Deps {
   readonly catalogRepository: CatalogRepository;
   readonly catalog: CatalogCache;
   readonly accounts: AccountService;
+  /** Top-ups and grants: a ledger entry and the balance change, together. */
+  readonly credits: LedgerCredits;
   readonly keys: KeyService;
   readonly keyAuth: KeyAuthenticator;
   /** Charges: MongoDB through the group-commit writer, or the durable spool while it is down. */
@@ -51,21 +61,40 @@ export interface Deps {
   readonly metrics: Metrics;
   /** Records of inference requests (lookup by request id), written in batches. */
   readonly requests: RequestRecorder;
+  /** Signs receipts of charged requests and serves the keys that verify them. */
+  readonly receipts: ReceiptSigner;
+  /** Idempotency keys of inference requests and the responses kept for replays. */
+  readonly idempotency: IdempotencyStore;
+  /** Each request's own `max_cost` while it runs, for admission's ceiling check. */
+  readonly ceilings: CeilingRegistry;
+  /** How long one chat request may run, and wait for its usage after the client left. */
+  readonly requestTiming: RequestTiming;
+  /** The image and OCR job queue; absent when left out (then those routes are not mounted). */
+  readonly jobs?: JobQueue;
+  /** Health of every route in this process: circuit breakers, Retry-After, latency. */
+  readonly routeHealth: RouteHealth;
+  /** Most time one request may wait out upstream `Retry-After`s, ms. */
+  readonly routeRetryBudgetMs: number;
   /** Stops background work and closes connections, in dependency order. */
   close(): Promise<void>;
 }
 
-/** Options for tests: an injected clock. */
+/** Options for tests: an injected clock, and the job queue's settings or none at all. */
 export interface DepsOptions {
   clock?: Clock;
+  /** `false` leaves the job queue out (a gateway without images and OCR). */
+  jobs?: JobQueueOptions | false;
 }
 
 /** Connects to the stores and wires the services. */
 export async function createDeps(config: Config, log: Logger, options: DepsOptions = {}): Promise<Deps> {
   const clock = options.clock ?? systemClock;
   // Built first: a broken providers file fails the boot before any store is touched.
-  const providers = await buildProviderRegistry(config);
   const metrics = new Metrics({ defaultMetrics: config.env !== 'test' });
+  const providers = await buildProviderRegistry(config, undefined, ({ provider, keyEnv, reason }) => {
+    metrics.routes.keySetAside(provider, keyEnv, reason);
+    log.warn({ provider, key_env: keyEnv, reason }, 'upstream key set aside');
+  });
   const mongo = await connectWritable(config.mongoUri, config.mongoDb, { log });
   const c = collections(mongo.db);
   const redis = createRedis(config.redis, 'farebox');
@@ -80,7 +109,8 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     keyAuth.forget(key.hash);
     await bus.publish({ type: 'key', keyId: key._id, hash: key.hash });
   };
-  const accounts = new AccountService(mongo.client, c, async (accountId) => bus.publish({ type: 'account', accountId }));
+  const accounts = new AccountService(c);
+  const credits = new LedgerCredits(mongo.client, c, async (accountId) => bus.publish({ type: 'account', accountId }));
   const keys = new KeyService(c, announceKey);
   const spool = new ChargeSpool(join(config.chargeSpoolDir, config.mongoDb), log);
   await spool.start();
@@ -94,14 +124,20 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     if (event.type === 'catalog') void catalog.reloadQuietly();
   });
   await catalog.start();
-  const requests = new RequestRecorder(new RecordWriter(c.requestRecords, log, (n) => metrics.outcomes.droppedRecords(n)), metrics.outcomes, catalog, clock);
+  const receipts = createReceiptSigner(config, log);
+  const ceilings = new CeilingRegistry();
+  const idempotency = new IdempotencyStore(redis, config.redisPrefix, new ResponseBlobs(c.idempotentBlobs));
+  const requests = new RequestRecorder(new RecordWriter(c.requestRecords, log, (n) => metrics.outcomes.droppedRecords(n)), metrics.outcomes, catalog, clock, receipts);
   const admission = createAdmission({ redis, mongo, c, ledger, config, clock, log, bus, catalog });
+  const jobs = options.jobs === false ? undefined : await JobQueue.open(config, log, options.jobs);
+  jobs?.instrument(metrics.queue);
 
   return {
-    config, log, clock, mongo, c, redis, bus, catalogRepository, catalog, accounts, keys, keyAuth, ledger, admission, providers, metrics, requests,
+    config, log, clock, mongo, c, redis, bus, catalogRepository, catalog, accounts, credits, keys, keyAuth, ledger, admission, providers, metrics, requests, jobs, requestTiming: config.requestTiming, receipts, idempotency, ceilings,
+    routeHealth: new RouteHealth(config.routes), routeRetryBudgetMs: config.routes.retryBudgetMs,
     async close() {
       // Bounded per step: a store that is gone or half-open must not hold a process open.
-      await runSteps(storeShutdownSteps({ catalog, admission, ledger, requests, bus, redis, mongo }), 10_000, new ShutdownReport());
+      await runSteps(storeShutdownSteps({ jobs, catalog, admission, ledger, requests, bus, redis, mongo }), 10_000, new ShutdownReport());
     },
   };
 }

@@ -1,14 +1,15 @@
 import { closeUpstreamAgents } from '../src/providers/http/upstream-client.js';
+import { buildProviderRegistry } from '../src/providers/provider-factories.js';
 import { boot } from '../src/runtime/boot.js';
 import { onShutdown } from '../src/runtime/shutdown.js';
 import { STORE_CLOSE_RESERVE_MS } from '../src/runtime/store-steps.js';
 import { startWorkers } from './start-workers.js';
-import { buildWorkerProviders } from './worker-providers.js';
 
 // A worker needs only its configuration, the provider adapters and Redis: jobs carry the
 // catalog entry they were admitted with, and the web charges. No MongoDB, ledger or admission.
 const { config, log } = boot('worker');
-const providers = await buildWorkerProviders(config);
+// Only the image and OCR adapters are loaded: a worker runs no chat.
+const providers = await buildProviderRegistry(config, ['jobs']);
 const workers = await startWorkers({ config, log, providers });
 log.info({ concurrency: config.workerConcurrency, queues: workers.names }, 'worker started');
 

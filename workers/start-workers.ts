@@ -1,11 +1,12 @@
 import { hostname } from 'node:os';
 import { Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
-import type { Deps } from '../src/deps.js';
+import type { Logger } from 'pino';
+import type { Config } from '../src/config/config.js';
+import type { Redis } from '../src/redis/redis.js';
 import type { ProviderRegistry } from '../src/providers/registry.js';
 import { PayloadStore } from '../src/queue/payload-store.js';
 import { closeConnection, workerConnection } from '../src/queue/queue-connections.js';
-import type { QueueName } from '../src/queue/queue-names.js';
+import { queuePrefix, type QueueName } from '../src/queue/queue-names.js';
 import { imagesProcessor } from './processors/images-processor.js';
 import type { ProcessorContext } from './processors/job-runner.js';
 import { ocrProcessor } from './processors/ocr-processor.js';
@@ -41,13 +42,20 @@ export function stallSettings(jobTimeoutMs: number): StallSettings {
   return { lockDuration, stalledInterval: Math.round(lockDuration / 2) };
 }
 
+/** What the workers need from their process: settings, a logger and the job adapters. */
+export interface WorkerDeps {
+  readonly config: Pick<Config, 'redis' | 'redisPrefix' | 'jobTimeoutMs' | 'workerConcurrency'>;
+  readonly log: Logger;
+  readonly providers: Pick<ProviderRegistry, 'images' | 'ocr'>;
+}
+
 /**
  * Starts one BullMQ worker per queue (`images`, `ocr`), each running `WORKER_CONCURRENCY`
  * jobs at once. Connections reconnect forever (a Redis restart pauses work, it does not end
  * it). `close()` stops taking jobs and waits for running ones; jobs still running when the
  * process is killed are recovered by another worker's stall check.
  */
-export async function startWorkers(deps: Pick<Deps, 'config' | 'log'> & { readonly providers: Pick<ProviderRegistry, 'images' | 'ocr'> }): Promise<RunningWorkers> {
+export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const { config, log } = deps;
   const connections: Redis[] = [];
   const connect = (name: string): Redis => {
@@ -64,15 +72,14 @@ export async function startWorkers(deps: Pick<Deps, 'config' | 'log'> & { readon
   const jobs = new RunningJobs();
   const timing = stallSettings(config.jobTimeoutMs);
   const common = {
-    prefix: config.redisPrefix,
     concurrency: config.workerConcurrency,
     name: `${hostname()}:${process.pid}`,
     maxStalledCount: 1,
     ...timing,
   };
   const workers: Record<QueueName, Worker> = {
-    images: new Worker('images', jobs.track(imagesProcessor(ctx)), { ...common, connection: connect('farebox-worker-images') }),
-    ocr: new Worker('ocr', jobs.track(ocrProcessor(ctx)), { ...common, connection: connect('farebox-worker-ocr') }),
+    images: new Worker('images', jobs.track(imagesProcessor(ctx)), { ...common, prefix: queuePrefix(config.redisPrefix, 'images'), connection: connect('farebox-worker-images') }),
+    ocr: new Worker('ocr', jobs.track(ocrProcessor(ctx)), { ...common, prefix: queuePrefix(config.redisPrefix, 'ocr'), connection: connect('farebox-worker-ocr') }),
   };
   for (const [name, worker] of Object.entries(workers)) {
     worker.on('error', (err) => log.warn({ err, queue: name }, 'worker error'));

@@ -20,7 +20,8 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, strict: false });
   const options = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, typeof v === 'string' ? v : undefined]));
   const { config, log } = boot('admin');
-  const deps = await createDeps(config, log);
+  // Operator commands touch accounts, keys and models, never the job queue.
+  const deps = await createDeps(config, log, { jobs: false });
   try {
     const result = await command.run(deps, { positionals, options });
     process.stdout.write(`${JSON.stringify(result, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`);

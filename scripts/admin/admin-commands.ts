@@ -3,9 +3,10 @@ import { parseUsdAmount } from '../../src/billing/money.js';
 import { modelInputSchema } from '../../src/catalog/model-schema.js';
 import type { Deps } from '../../src/deps.js';
 import { GatewayError } from '../../src/errors/gateway-error.js';
-import { validate } from '../../src/http/validate.js';
+import { validate } from '../../src/validation/validate.js';
 import { createKeySchema, patchKeySchema } from '../../src/keys/key-input-schema.js';
 import { toKeyView } from '../../src/keys/key-view.js';
+import { verifyAllLedgerChains, verifyLedgerChain } from '../../src/ledger/chain-verify.js';
 import { listLedger } from '../../src/ledger/ledger-query.js';
 import { toLedgerView } from '../../src/ledger/ledger-view.js';
 
@@ -31,7 +32,7 @@ async function credit(deps: Deps, args: CliArgs, kind: 'topup' | 'grant') {
   const amount = parseUsdAmount(arg(args, 1, 'amount_usd'), 'amount_usd');
   const reference = args.options.reference;
   if (!reference) throw new GatewayError('invalid_request', '--reference is required', { param: 'reference' });
-  const r = await deps.accounts.credit(arg(args, 0, 'account_id'), kind, amount, reference);
+  const r = await deps.credits.credit(arg(args, 0, 'account_id'), kind, amount, reference);
   return { created: r.created, entry: toLedgerView(r.entry), account: toAccountView(r.account) };
 }
 
@@ -46,6 +47,18 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
     run: async (d, a) => {
       const page = await listLedger(d.c, arg(a, 0, 'account_id'), Number(a.options.limit ?? 50), a.options.cursor);
       return { data: page.entries.map(toLedgerView), next_cursor: page.nextCursor };
+    },
+  },
+  'ledger:verify': {
+    usage: '[account_id]',
+    run: async (d, a) => {
+      const id = a.positionals[0];
+      if (id) {
+        await d.accounts.get(id);
+        return verifyLedgerChain(d.c, id);
+      }
+      const all = await verifyAllLedgerChains(d.c);
+      return { ok: all.broken.length === 0, accounts: all.accounts, broken: all.broken };
     },
   },
   'keys:create': {

@@ -9,6 +9,9 @@ export interface BenchAccount {
 /** Catalog id of the chat model mapped to the mock upstream. */
 export const BENCH_CHAT_MODEL = 'bench/fast';
 
+/** Catalog id of the embedding model mapped to the mock upstream. */
+export const BENCH_EMBEDDING_MODEL = 'bench/embed';
+
 /** The same id as `<vendor>/<model>` path segments. */
 const BENCH_MODEL_PATH = '/v1/admin/models/bench/fast';
 
@@ -32,7 +35,7 @@ function field(value: unknown, ...path: string[]): string {
 
 /**
  * Seeds through the operator API of the running web process, as an operator would: the
- * `bench/fast` chat model on the `openai`-kind provider (which points at the mock), an
+ * `bench/fast` chat model and the `bench/embed` embedding model on the `openai`-kind provider (which points at the mock), an
  * account with a large top-up, and an inference key with no limits.
  */
 export async function seedBench(baseUrl: string, adminToken: string, runId: string): Promise<BenchAccount> {
@@ -44,6 +47,16 @@ export async function seedBench(baseUrl: string, adminToken: string, runId: stri
     pricing: { prompt: '0.000001', completion: '0.000002' },
     capabilities: [],
     context_length: 32_768,
+  });
+  await admin(baseUrl, adminToken, 'PUT', `/v1/admin/models/${BENCH_EMBEDDING_MODEL}`, {
+    name: 'Bench embeddings upstream',
+    kind: 'embedding',
+    provider: 'openai',
+    upstream_model: 'bench-embed',
+    pricing: { prompt: '0.00000002' },
+    capabilities: ['DIMENSIONS'],
+    context_length: 8_192,
+    dimensions: 1_536,
   });
   const account = await admin(baseUrl, adminToken, 'POST', '/v1/admin/accounts', { name: `bench-${runId}` });
   const accountId = field(account, 'data', 'account_id');

@@ -76,7 +76,7 @@ export function build(root: string, log: Log): 'dist' | undefined {
   const started = Date.now();
   log('compiling to dist/ (tsc -p .)');
   const result = spawnSync(path.join(root, 'node_modules/.bin/tsc'), ['-p', '.'], { cwd: root, encoding: 'utf8' });
-  const entries = ['dist/src/server.js', 'dist/workers/main.js', 'dist/scripts/release.js', 'dist/scripts/bench/web-probe.js'];
+  const entries = ['dist/src/http/server.js', 'dist/workers/main.js', 'dist/scripts/release.js', 'dist/scripts/bench/web-probe.js'];
   const fresh = entries.every((entry) => existsSync(path.join(root, entry)) && statSync(path.join(root, entry)).mtimeMs >= started - 1_000);
   if (result.status !== 0) log(`tsc reported problems (exit ${result.status}); ${fresh ? 'the emitted JavaScript is used' : 'falling back to tsx'}`);
   return fresh ? 'dist' : undefined;
@@ -147,7 +147,7 @@ export async function startStack(setup: StackSetup, log: Log): Promise<BenchStac
   const mock = spawn('mock-upstream', LOAD_CORE, nodeArgs(runtime, 'scripts/bench/mock-upstream').concat(String(mockPort)));
   const floor = spawn('floor-proxy', GATEWAY_CORE, nodeArgs(runtime, 'scripts/bench/floor-proxy').concat(String(floorPort), `http://127.0.0.1:${mockPort}`, upstreamKey));
   const profile = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${logDir}`] : [];
-  const web = spawn('web', GATEWAY_CORE, nodeArgs(runtime, 'src/server', ['scripts/bench/web-probe'], ['--expose-gc', ...profile]));
+  const web = spawn('web', GATEWAY_CORE, nodeArgs(runtime, 'src/http/server', ['scripts/bench/web-probe'], ['--expose-gc', ...profile]));
   const worker = spawn('worker', LOAD_CORE, nodeArgs(runtime, 'workers/main'));
   const mockUrl = `http://127.0.0.1:${mockPort}`;
   const floorUrl = `http://127.0.0.1:${floorPort}`;

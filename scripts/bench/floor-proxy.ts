@@ -5,7 +5,7 @@ import { Pool } from 'undici';
 /**
  * The floor of the benchmark: a bare Koa + undici pooled pass-through proxy, run as its own
  * process (`floor-proxy <port> <upstream origin> <upstream key>`, 127.0.0.1 only). It does
- * what any reverse proxy must do for `POST /v1/chat/completions` (forward the body, relay the
+ * what any reverse proxy must do for `POST /v1/chat/completions` and `POST /v1/embeddings` (forward the body, relay the
  * status, content type and body as they come, stop the upstream when the client leaves) and
  * nothing the gateway adds (no auth, limits, holds, ledger, parsing or logging).
  */
@@ -16,6 +16,9 @@ if (!Number.isInteger(port) || port <= 0 || !origin || !upstreamKey) {
   throw new Error('usage: floor-proxy <port> <upstream origin> <upstream key>');
 }
 
+/** The paths relayed (as they are) to the upstream. */
+const RELAYED = new Set(['/v1/chat/completions', '/v1/embeddings']);
+
 const pool = new Pool(origin, { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000 });
 const app = new Koa();
 app.silent = true;
@@ -25,7 +28,7 @@ app.use(async (ctx) => {
     ctx.body = 'ok';
     return;
   }
-  if (ctx.method !== 'POST' || ctx.path !== '/v1/chat/completions') {
+  if (ctx.method !== 'POST' || !RELAYED.has(ctx.path)) {
     ctx.status = 404;
     return;
   }
@@ -34,7 +37,7 @@ app.use(async (ctx) => {
     if (!ctx.res.writableFinished) abort.abort();
   });
   const upstream = await pool.request({
-    path: '/v1/chat/completions',
+    path: ctx.path,
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${upstreamKey}` },
     body: ctx.req,

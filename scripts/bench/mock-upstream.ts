@@ -9,6 +9,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
  * `bench:chunks=<n>:gap=<ms>[:hold]`: n content chunks `gap` ms apart (0 = all at once), then
  * a usage chunk and `[DONE]`. With `hold` the stream stays open after the first chunk, sending
  * a chunk every `gap` ms, until `POST /control/release` (or two minutes, so nothing hangs).
+ *
+ * `POST /v1/embeddings` answers one fixed vector per input (`dimensions` long, default 1536)
+ * with usage, in OpenAI's shape; answers are cached by input count and length.
  */
 
 const MAX_HOLD_MS = 120_000;
@@ -95,6 +98,30 @@ function streamReply(res: ServerResponse, plan: StreamPlan): void {
   }, plan.gapMs);
 }
 
+/** Embeddings answers by `count:dimensions`: the bench sends the same shape over and over. */
+const embeddingAnswers = new Map<string, Buffer>();
+
+function embeddingsReply(res: ServerResponse, body: string): void {
+  let parsed: { input?: unknown; dimensions?: unknown };
+  try {
+    parsed = JSON.parse(body) as { input?: unknown; dimensions?: unknown };
+  } catch {
+    res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"message":"bad json"}}');
+    return;
+  }
+  const count = Array.isArray(parsed.input) ? parsed.input.length : 1;
+  const dimensions = typeof parsed.dimensions === 'number' ? Math.min(4096, parsed.dimensions) : 1536;
+  const cacheKey = `${count}:${dimensions}`;
+  let answer = embeddingAnswers.get(cacheKey);
+  if (answer === undefined) {
+    const vector = Array.from({ length: dimensions }, (_, i) => Math.round(Math.sin(i + 1) * 1e7) / 1e9);
+    const data = Array.from({ length: count }, (_, index) => ({ object: 'embedding', index, embedding: vector }));
+    answer = Buffer.from(JSON.stringify({ object: 'list', data, model: 'bench-embed', usage: { prompt_tokens: 4 * count, total_tokens: 4 * count } }));
+    embeddingAnswers.set(cacheKey, answer);
+  }
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length }).end(answer);
+}
+
 function handle(req: IncomingMessage, res: ServerResponse, body: string): void {
   if (req.method === 'GET' && req.url === '/health') {
     res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
@@ -108,6 +135,10 @@ function handle(req: IncomingMessage, res: ServerResponse, body: string): void {
     const count = held.size;
     for (const finish of [...held]) finish();
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ released: count }));
+    return;
+  }
+  if (req.method === 'POST' && req.url?.endsWith('/embeddings')) {
+    embeddingsReply(res, body);
     return;
   }
   if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {

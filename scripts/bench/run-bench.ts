@@ -12,6 +12,7 @@ import { build, GATEWAY_CORE, LOAD_CORE, startStack, type BenchStack } from './b
 import { canPin, pinProcess } from './proc-stats.js';
 import { formatProfile, summarizeProfile, type ProfileSummary } from './profile-summary.js';
 import type { ScenarioContext, ScenarioOutput } from './scenario-context.js';
+import { embeddingsScenario } from './scenario-embeddings.js';
 import { hostileScenario } from './scenario-hostile.js';
 import { ledgerScenario } from './scenario-ledger.js';
 import { openStreamsScenario } from './scenario-open-streams.js';
@@ -35,6 +36,7 @@ const SCENARIOS: ReadonlyArray<[ScenarioGroup, (ctx: ScenarioContext) => Promise
   ['queue', queueScenario],
   ['ledger', ledgerScenario],
   ['hostile', hostileScenario],
+  ['embeddings', embeddingsScenario],
 ];
 
 function layout(pinned: boolean): string {

@@ -1,6 +1,10 @@
-import { collections } from '../../src/db/collections.js';
+import { collections } from '../../src/store/collections.js';
 import { connectMongo } from '../../src/db/mongo.js';
+import { toCatalogModel } from '../../src/catalog/catalog-cache.js';
 import { LedgerWriter, type ChargeRequest } from '../../src/ledger/ledger-writer.js';
+import { buildReceipt } from '../../src/receipts/build-receipt.js';
+import { generateSigningKey } from '../../src/receipts/receipt-keys.js';
+import { ReceiptSigner } from '../../src/receipts/receipt-signer.js';
 import { createLogger } from '../../src/log/logger.js';
 import { NO_EQUIVALENT, TARGETS } from './bench-targets.js';
 import { summarize } from './latency-stats.js';
@@ -12,61 +16,70 @@ import { measured, withCpu, type ScenarioContext, type ScenarioOutput } from './
 /**
  * Charges through the group-commit LedgerWriter straight against the bench database: every
  * charge is its own awaited call, resolved only once its batch's majority, journaled
- * transaction committed (DESIGN §9: ≥ 10,000 charges/s). The runner moves to the gateway's
- * core for this (the web is idle), since in production the writer runs in the web process.
+ * transaction committed, each entry linked into its account's hash chain (DESIGN §9: ≥ 10,000
+ * charges/s). A second burst also builds and signs each charge's receipt, as the web process
+ * does for a charged request, so the signatures' cost shows on its own row; the lone commits
+ * are timed with their receipts. The runner moves to the gateway's core for this (the web is
+ * idle), since in production the writer runs in the web process.
  */
 export async function ledgerScenario(ctx: ScenarioContext): Promise<ScenarioOutput> {
   const { stack } = ctx;
   const mongo = await connectMongo(stack.mongoUri, stack.dbName);
   const c = collections(mongo.db);
   const writer = new LedgerWriter(mongo.client, c, createLogger('silent'));
-  const charge = (id: string): Promise<unknown> => {
-    const request: ChargeRequest = {
-      requestId: id,
-      accountId: stack.account.accountId,
-      keyId: stack.account.keyId,
-      model: 'bench/fast',
-      cost: 1_000n,
-      units: { prompt: 12, completion: 8 },
-      at: new Date(),
-    };
-    return writer.charge(request);
+  const modelDoc = await c.models.findOne({ _id: 'bench/fast' });
+  if (!modelDoc) throw new Error('bench/fast is not in the catalog');
+  const model = toCatalogModel(modelDoc);
+  const signer = new ReceiptSigner(generateSigningKey());
+  const units = { prompt: 12, completion: 8 };
+  const charge = async (id: string, signed: boolean): Promise<unknown> => {
+    const request: ChargeRequest = { requestId: id, accountId: stack.account.accountId, keyId: stack.account.keyId, model: 'bench/fast', cost: 1_000n, units, at: new Date() };
+    const outcome = await writer.charge(request);
+    if (!signed) return outcome;
+    const facts = { requestId: id, accountId: request.accountId, keyId: request.keyId, model, endpoint: '/v1/chat/completions', provider: 'openai' };
+    return signer.sign(buildReceipt({ ...facts, units, charge: outcome, tokenSource: 'upstream', status: 200, failure: undefined, settledAt: request.at }));
   };
   const prefix = `bench-ledger-${stack.runId}-`;
-  if (stack.pinned) pinProcess(process.pid, GATEWAY_CORE);
-  try {
-    await Promise.all(Array.from({ length: 2_000 }, (_, i) => charge(`${prefix}warm-${i}`)));
-    const count = ctx.plan.ledgerCharges;
-    let attempt = 0;
-    const { value: burst, steal } = await measured(ctx, 'ledger charges/s', async () => {
+  const count = ctx.plan.ledgerCharges;
+  let attempt = 0;
+  const burst = (label: string, signed: boolean) =>
+    measured(ctx, label, async () => {
       const batch = `${prefix}${attempt++}-`;
       const started = performance.now();
-      await withCpu(ctx, `ledger ${count} charges`, () => Promise.all(Array.from({ length: count }, (_, i) => charge(`${batch}${i}`))));
+      await withCpu(ctx, `${label} ${count} charges`, () => Promise.all(Array.from({ length: count }, (_, i) => charge(`${batch}${i}`, signed))));
       const seconds = (performance.now() - started) / 1000;
       const stored = await c.ledger.countDocuments({ _id: { $regex: `^${batch}\\d` } });
       return { seconds, perSecond: Math.round(count / seconds), stored };
     });
-    ctx.log(`ledger: ${count} charges in ${burst.seconds.toFixed(2)} s = ${burst.perSecond}/s; ${burst.stored} entries stored`);
+  if (stack.pinned) pinProcess(process.pid, GATEWAY_CORE);
+  try {
+    await Promise.all(Array.from({ length: 2_000 }, (_, i) => charge(`${prefix}warm-${i}`, true)));
+    const { value: chained, steal } = await burst('ledger charges/s', false);
+    ctx.log(`ledger: ${count} charges in ${chained.seconds.toFixed(2)} s = ${chained.perSecond}/s; ${chained.stored} entries stored`);
+    const { value: signed, steal: signedSteal } = await burst('ledger charges/s with receipts', true);
+    ctx.log(`ledger: ${count} charges with signed receipts in ${signed.seconds.toFixed(2)} s = ${signed.perSecond}/s`);
     // One charge at a time: the durable commit every non-streamed answer waits for, whose p99
     // is part of the p99 target at 500 req/s.
     const { value: commit, steal: loneSteal } = await measured(ctx, 'lone charge commit', async () => {
       const single: number[] = [];
       for (let i = 0; i < ctx.plan.loneCommits; i++) {
         const at = performance.now();
-        await charge(`${prefix}single-${attempt}-${i}`);
+        await charge(`${prefix}single-${attempt}-${i}`, true);
         single.push(performance.now() - at);
       }
       attempt += 1;
       return summarize(single);
     });
-    ctx.log(`ledger: a lone charge commits in p50 ${commit.p50} ms, p99 ${commit.p99} ms (${commit.count} charges)`);
+    ctx.log(`ledger: a lone charge commits (and signs its receipt) in p50 ${commit.p50} ms, p99 ${commit.p99} ms (${commit.count} charges)`);
     const lone = { unit: 'ms', floor: null, portkey: null, portkeyNote: NO_EQUIVALENT, steal: loneSteal };
+    const stored = (b: { stored: number }) => (b.stored === count ? {} : { valid: false, note: `${b.stored} of ${count} charges stored` });
     const rows: Measurement[] = [
-      { id: 'ledger-charges-per-second', scenario: 'ledger charges/s (durable)', unit: 'charges/s', floor: null, farebox: burst.perSecond, portkey: null, portkeyNote: NO_EQUIVALENT, target: TARGETS.ledgerChargesPerSecond, ...(burst.stored === count ? {} : { valid: false, note: `${burst.stored} of ${count} charges stored` }), steal },
+      { id: 'ledger-charges-per-second', scenario: 'ledger charges/s (durable, chained)', unit: 'charges/s', floor: null, farebox: chained.perSecond, portkey: null, portkeyNote: NO_EQUIVALENT, target: TARGETS.ledgerChargesPerSecond, ...stored(chained), steal },
+      { id: 'ledger-signed-charges-per-second', scenario: 'ledger charges/s with signed receipts', unit: 'charges/s', floor: null, farebox: signed.perSecond, portkey: null, portkeyNote: NO_EQUIVALENT, ...stored(signed), steal: signedSteal },
       { id: 'ledger-lone-p50', scenario: 'ledger lone charge commit p50', farebox: commit.p50, ...lone },
       { id: 'ledger-lone-p99', scenario: 'ledger lone charge commit p99', farebox: commit.p99, ...lone },
     ];
-    return { rows, details: { charges: count, ...burst, loneChargeCommit: commit } };
+    return { rows, details: { charges: count, ...chained, signed, loneChargeCommit: commit } };
   } finally {
     if (stack.pinned) pinProcess(process.pid, LOAD_CORE);
     await writer.drain();

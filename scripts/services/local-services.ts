@@ -8,7 +8,7 @@ import { runOnce } from './run-once.js';
 import { startBoth } from './start-both.js';
 import { startMongod } from './start-mongod.js';
 import { startRedis } from './start-redis.js';
-import { silentLog, type ServiceLog, type ServiceNeeds, type StartedServices } from './service-types.js';
+import { silentLog, type ServiceLog, type ServiceNeeds, type SpawnHook, type StartedServices } from './service-types.js';
 
 /** Ports `npm start` prefers, chosen to stay clear of a system Redis/MongoDB on the usual ports. */
 export const DEV_REDIS_PORT = 6380;
@@ -23,6 +23,8 @@ export interface LocalServicesOptions {
   readonly home?: string;
   readonly env?: NodeJS.ProcessEnv;
   readonly log?: ServiceLog;
+  /** Told each store's pid as soon as it is spawned. */
+  readonly onSpawn?: SpawnHook;
 }
 
 /**
@@ -40,10 +42,10 @@ export async function startLocalServices(options: LocalServicesOptions): Promise
     const [redisPort, mongoPort] = await pickPorts(persistent);
     const started = await startBoth({
       redis: options.needs.redis
-        ? () => startRedis({ dataDir: path.join(baseDir, 'redis'), port: redisPort, persistent, env: options.env, log })
+        ? () => startRedis({ dataDir: path.join(baseDir, 'redis'), port: redisPort, persistent, env: options.env, log, onSpawn: options.onSpawn })
         : undefined,
       mongo: options.needs.mongo
-        ? () => startMongod({ binary, winePrefix: winePrefixDir(home), dataDir: path.join(baseDir, 'mongo'), port: mongoPort, env: options.env, log })
+        ? () => startMongod({ binary, winePrefix: winePrefixDir(home), dataDir: path.join(baseDir, 'mongo'), port: mongoPort, env: options.env, log, onSpawn: options.onSpawn })
         : undefined,
     });
     return persistent ? started : withCleanup(started, baseDir);

@@ -8,6 +8,7 @@ import {
   type ServiceLog,
   type ServiceNeeds,
   type ServiceSource,
+  type SpawnHook,
   type StartedServices,
 } from './service-types.js';
 
@@ -24,6 +25,8 @@ export interface ResolveServicesOptions {
   /** `.farebox` folder for the cached mongod and Wine prefix; defaults to the repo's. */
   readonly home?: string;
   readonly log?: ServiceLog;
+  /** Told the pid of each local store process as soon as it is spawned (containers are not). */
+  readonly onSpawn?: SpawnHook;
 }
 
 /**
@@ -45,7 +48,7 @@ export async function resolveServices(options: ResolveServicesOptions): Promise<
   const started: StartedServices =
     backend === 'testcontainers'
       ? await startContainerServices(needs, log)
-      : await startLocalServices({ needs, dataDir: options.dataDir, home: options.home, env: options.env, log });
+      : await startLocalServices({ needs, dataDir: options.dataDir, home: options.home, env: options.env, log, onSpawn: options.onSpawn });
   const redisUrl = givenRedis ?? started.redis?.url;
   const mongoUri = givenMongo ?? started.mongo?.url;
   if (redisUrl === undefined || mongoUri === undefined) {

@@ -1,6 +1,17 @@
 /** Progress messages for people watching a start; never given secrets. */
 export type ServiceLog = (message: string) => void;
 
+/** A store process just spawned (not yet ready), so its starter can record it by pid. */
+export interface SpawnedService {
+  readonly name: 'redis' | 'mongod';
+  readonly pid: number;
+  /** Where it will answer; mongod can be asked to shut down cleanly there. */
+  readonly url: string;
+}
+
+/** Told about every store process as soon as it is spawned. */
+export type SpawnHook = (spawned: SpawnedService) => void;
+
 /** A started Redis or MongoDB, with the URL clients should use. */
 export interface RunningService {
   /** Connection URL (`redis://…` or `mongodb://…`). */

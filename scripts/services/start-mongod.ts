@@ -3,7 +3,7 @@ import path from 'node:path';
 import { runOnce } from './run-once.js';
 import { ensureReplicaSetPrimary, REPLICA_SET, requestShutdown } from './mongo-replica-set.js';
 import { spawnService, terminate, waitForExit, type ServiceProcess } from './service-process.js';
-import { silentLog, type RunningService, type ServiceLog } from './service-types.js';
+import { silentLog, type RunningService, type ServiceLog, type SpawnHook } from './service-types.js';
 import { ensureWinePrefix, toWinePath, waitForWineserverExit, wineEnv } from './wine-prefix.js';
 
 /** Options for {@link startMongod}. */
@@ -20,6 +20,7 @@ export interface StartMongodOptions {
   readonly log?: ServiceLog;
   /** Bound on start, including a first-time Wine prefix; default 180 s. */
   readonly startTimeoutMs?: number;
+  readonly onSpawn?: SpawnHook;
 }
 
 /**
@@ -41,6 +42,7 @@ export async function startMongod(options: StartMongodOptions): Promise<RunningS
     name: `mongod on port ${options.port}`,
     log,
   });
+  if (proc.child.pid !== undefined) options.onSpawn?.({ name: 'mongod', pid: proc.child.pid, url });
   const stop = runOnce(() => stopMongod(proc, url, options));
   try {
     await ensureReplicaSetPrimary({

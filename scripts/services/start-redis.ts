@@ -3,7 +3,7 @@ import path from 'node:path';
 import { redisPing } from './redis-ping.js';
 import { runOnce } from './run-once.js';
 import { spawnService, terminate } from './service-process.js';
-import { silentLog, type RunningService, type ServiceLog } from './service-types.js';
+import { silentLog, type RunningService, type ServiceLog, type SpawnHook } from './service-types.js';
 import { waitUntil } from './wait-until.js';
 
 /** Options for {@link startRedis}. */
@@ -16,6 +16,7 @@ export interface StartRedisOptions {
   readonly env?: NodeJS.ProcessEnv;
   readonly log?: ServiceLog;
   readonly startTimeoutMs?: number;
+  readonly onSpawn?: SpawnHook;
 }
 
 /** Starts the Debian `redis-server` on 127.0.0.1 and resolves once it answers PING. */
@@ -30,6 +31,8 @@ export async function startRedis(options: StartRedisOptions): Promise<RunningSer
     name: `redis-server on port ${options.port}`,
     log,
   });
+  const url = `redis://127.0.0.1:${options.port}`;
+  if (proc.child.pid !== undefined) options.onSpawn?.({ name: 'redis', pid: proc.child.pid, url });
   // SIGTERM makes redis-server save (when persistent) and exit cleanly.
   const stop = runOnce(() => terminate(proc, 'SIGTERM', 10_000));
   try {
@@ -45,7 +48,7 @@ export async function startRedis(options: StartRedisOptions): Promise<RunningSer
     throw new Error(`redis-server did not start: ${reason}\n${proc.logTail()}`);
   }
   log(`redis-server ready on 127.0.0.1:${options.port} (${options.persistent ? `data ${options.dataDir}` : 'no persistence'})`);
-  return { url: `redis://127.0.0.1:${options.port}`, stop };
+  return { url, stop };
 }
 
 function redisArgs(options: StartRedisOptions): string[] {

@@ -9,9 +9,16 @@ export function spawnEntry(entry: string, env: NodeJS.ProcessEnv, cwd: string): 
   return spawn(process.execPath, ['--import', 'tsx', entry], { cwd, env, stdio: ['ignore', 'inherit', 'inherit'], detached: true });
 }
 
-/** Runs an entry to completion; rejects on a non-zero exit. */
-export async function runEntry(entry: string, env: NodeJS.ProcessEnv, cwd: string): Promise<void> {
+/**
+ * Runs an entry to completion; rejects on a non-zero exit or a signal. `spawned` sees the child
+ * first, so it can be recorded (and stopped) while it runs.
+ */
+export async function runEntry(entry: string, env: NodeJS.ProcessEnv, cwd: string, spawned: (child: ChildProcess) => void = () => undefined): Promise<void> {
   const child = spawnEntry(entry, env, cwd);
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`${entry} exited with ${code}`);
+  spawned(child);
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
+    child.once('exit', (c, s) => resolve([c, s]));
+    child.once('error', () => resolve([null, null]));
+  });
+  if (code !== 0) throw new Error(`${entry} ${signal ? `ended on ${signal}` : `exited with ${String(code)}`}`);
 }

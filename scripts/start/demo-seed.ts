@@ -1,7 +1,8 @@
 import { AccountService } from '../../src/accounts/account-service.js';
-import { collections } from '../../src/db/collections.js';
+import { collections } from '../../src/store/collections.js';
 import { connectWritable } from '../../src/db/writable-primary.js';
 import { KeyService } from '../../src/keys/key-service.js';
+import { LedgerCredits } from '../../src/ledger/ledger-credits.js';
 
 /** What the demo seed made: ids and the raw key, which exists nowhere else. */
 export interface DemoSeed {
@@ -20,9 +21,8 @@ export async function seedDemo(mongoUri: string, dbName: string): Promise<DemoSe
   const mongo = await connectWritable(mongoUri, dbName);
   try {
     const c = collections(mongo.db);
-    const accounts = new AccountService(mongo.client, c);
-    const account = await accounts.create('demo');
-    await accounts.credit(account._id, 'topup', DEMO_CREDIT_NANO, 'demo-initial-credit');
+    const account = await new AccountService(c).create('demo');
+    await new LedgerCredits(mongo.client, c).credit(account._id, 'topup', DEMO_CREDIT_NANO, 'demo-initial-credit');
     const minted = await new KeyService(c).mint(account._id, { name: 'demo', role: 'inference', limits: {} });
     return { accountId: account._id, keyId: minted.doc._id, rawKey: minted.raw };
   } finally {

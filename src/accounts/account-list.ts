@@ -1,7 +1,7 @@
 import type { Filter } from 'mongodb';
-import type { Collections } from '../db/collections.js';
 import { keysetPage } from '../db/keyset-page.js';
 import type { AccountDoc } from './account-types.js';
+import type { AccountCollections } from './account-collection.js';
 
 /** A page of accounts, newest first. */
 export interface AccountPage {
@@ -17,7 +17,7 @@ function escapeRegex(text: string): string {
  * Lists accounts with an opaque keyset cursor. `q` matches an exact account id or a
  * case-insensitive part of the name (taken literally, never as a pattern).
  */
-export async function listAccounts(c: Collections, limit: number, cursor?: string, q?: string): Promise<AccountPage> {
+export async function listAccounts(c: AccountCollections, limit: number, cursor?: string, q?: string): Promise<AccountPage> {
   const filter: Filter<AccountDoc> = q ? { $or: [{ _id: q }, { name: { $regex: escapeRegex(q), $options: 'i' } }] } : {};
   const page = await keysetPage(c.accounts, filter, limit, cursor);
   return { accounts: page.items, nextCursor: page.nextCursor };

@@ -1,3 +1,9 @@
+/** The last link of an account's ledger hash chain, kept on the account document. */
+export interface ChainHead {
+  seq: number;
+  hash: string;
+}
+
 /** An account as stored. Amounts are nano-USD. */
 export interface AccountDoc {
   _id: string;
@@ -11,4 +17,6 @@ export interface AccountDoc {
   charged: bigint;
   absorbed: bigint;
   created_at: Date;
+  /** The last entry of the account's ledger hash chain; absent before its first entry. */
+  ledger_head?: ChainHead;
 }

@@ -1,5 +1,4 @@
-import type { ChatMessage } from '../providers/chat/chat-types.js';
-import { boundBudget, boundPiece, countPiece, IMAGE_TOKENS, pieces, promptTexts } from './tokenizer.js';
+import { boundBudget, boundPiece, countPiece, IMAGE_TOKENS, pieces, promptTexts, type CountedMessage } from './tokenizer.js';
 
 /**
  * Characters counted between two yields to the event loop. Counting is linear, but a
@@ -11,7 +10,7 @@ export const YIELD_EVERY_CHARS = 16_384;
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Sums `perPiece` over every piece of every text, yielding every YIELD_EVERY_CHARS characters. */
-async function sumPieces(texts: readonly string[], perPiece: (piece: string) => number): Promise<number> {
+export async function sumPieces(texts: readonly string[], perPiece: (piece: string) => number): Promise<number> {
   let total = 0;
   let since = 0;
   for (const text of texts) {
@@ -29,13 +28,13 @@ async function sumPieces(texts: readonly string[], perPiece: (piece: string) => 
 }
 
 /** `countMessageTokens` that yields to the event loop on long prompts (same result). */
-export async function countMessageTokensAsync(messages: readonly ChatMessage[]): Promise<number> {
+export async function countMessageTokensAsync(messages: readonly CountedMessage[]): Promise<number> {
   const { texts, framing, images } = promptTexts(messages);
   return framing + images * IMAGE_TOKENS.count + (await sumPieces(texts, countPiece));
 }
 
 /** `promptTokenUpperBound` that yields to the event loop on long prompts (same result). */
-export async function promptTokenUpperBoundAsync(messages: readonly ChatMessage[]): Promise<number> {
+export async function promptTokenUpperBoundAsync(messages: readonly CountedMessage[]): Promise<number> {
   const { texts, framing, images } = promptTexts(messages);
   const budget = boundBudget();
   return framing + images * IMAGE_TOKENS.bound + (await sumPieces(texts, (piece) => boundPiece(piece, budget)));

@@ -1,5 +1,4 @@
 import { countTokens as countO200k, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
-import type { ChatMessage } from '../providers/chat/chat-types.js';
 
 // Client text may contain strings like "<|endoftext|>"; they are counted as plain text
 // instead of being rejected.
@@ -131,6 +130,19 @@ export function countPiece(piece: string): number {
   return total;
 }
 
+/**
+ * An upper bound of one piece's tokens in any vendor's vocabulary: its UTF-8 bytes. Every token
+ * of a byte-level BPE (cl100k, Llama 3, Tekken, Claude) or of a SentencePiece vocabulary with
+ * byte fallback (Llama 2, Mistral v1) covers at least one byte, so this holds whatever the
+ * vocabulary (SentencePiece's dummy leading space, once per prompt, is within the request
+ * overhead). No multiple of the o200k count is safe: a word o200k reads as one token takes up
+ * to 6 tokens in cl100k and Llama 3, 13 in Tekken and 17 in 32 K SentencePiece vocabularies
+ * (measured over o200k's vocabulary; see the README's note on holds).
+ */
+export function anyVocabularyPieceBound(piece: string): number {
+  return utf8Bytes(piece);
+}
+
 /** An upper bound of one piece's tokens: BPE while the allowance lasts, else its UTF-8 bytes. */
 export function boundPiece(piece: string, budget: BoundBudget): number {
   if (piece.length > MAX_BPE_PIECE || piece.length > budget.left) return utf8Bytes(piece);
@@ -196,19 +208,36 @@ export function truncateToTokens(text: string, max: number): Truncated {
   return { text, truncated: false };
 }
 
+/**
+ * A chat message as far as counting reads it (the chat message type of the providers has this
+ * shape): its role, its text or parts (a part that is not text counts as an image), a name and
+ * tool calls.
+ */
+export interface CountedMessage {
+  readonly role: string;
+  readonly content?: string | readonly CountedPart[] | null;
+  readonly name?: string;
+  readonly tool_calls?: ReadonlyArray<{ readonly id?: string; readonly type?: 'function'; readonly function: { readonly name: string; readonly arguments: string } }>;
+}
+
+/** A part of a message's content: text, or an image (counted by a flat amount, never read). */
+export type CountedPart = { readonly type: 'text'; readonly text: string } | { readonly type: 'image_url'; readonly image_url: unknown };
+
 /** The texts of a conversation to count, and what its framing and images add. */
 export interface PromptTexts {
   texts: string[];
   /** Framing tokens: reply priming, per-message overhead, name separators. */
   framing: number;
   images: number;
+  /** The image parts' URLs (data URLs or remote), in order. */
+  imageUrls: string[];
 }
 
 /** Collects the texts a prompt's token count is made of (roles, content, names, tool calls). */
-export function promptTexts(messages: readonly ChatMessage[]): PromptTexts {
+export function promptTexts(messages: readonly CountedMessage[]): PromptTexts {
   const texts: string[] = [];
   let framing = REPLY_PRIMING_TOKENS;
-  let images = 0;
+  const imageUrls: string[] = [];
   for (const message of messages) {
     framing += TOKENS_PER_MESSAGE;
     texts.push(message.role);
@@ -217,7 +246,7 @@ export function promptTexts(messages: readonly ChatMessage[]): PromptTexts {
     else if (Array.isArray(content)) {
       for (const part of content) {
         if (part.type === 'text') texts.push(part.text);
-        else images += 1;
+        else imageUrls.push(part.image_url.url);
       }
     }
     if (typeof message.name === 'string') {
@@ -226,7 +255,7 @@ export function promptTexts(messages: readonly ChatMessage[]): PromptTexts {
     }
     for (const call of message.tool_calls ?? []) texts.push(call.function.name, call.function.arguments);
   }
-  return { texts, framing, images };
+  return { texts, framing, images: imageUrls.length, imageUrls };
 }
 
 /** Per-image tokens: a flat count for billing, the largest amount for holds. */
@@ -236,7 +265,7 @@ export const IMAGE_TOKENS = { count: TOKENS_PER_IMAGE, bound: MAX_TOKENS_PER_IMA
  * Counts the prompt tokens of a conversation the way OpenAI's chat format frames it: text,
  * names, tool calls and a flat amount per image. Used when an upstream reports no usage.
  */
-export function countMessageTokens(messages: readonly ChatMessage[]): number {
+export function countMessageTokens(messages: readonly CountedMessage[]): number {
   const { texts, framing, images } = promptTexts(messages);
   return texts.reduce((sum, text) => sum + countTokens(text), framing + images * IMAGE_TOKENS.count);
 }
@@ -245,7 +274,7 @@ export function countMessageTokens(messages: readonly ChatMessage[]): number {
  * An upper bound of a conversation's prompt tokens for admission holds: the same framing,
  * each text bounded by `tokenUpperBound`, and the largest per-image amount.
  */
-export function promptTokenUpperBound(messages: readonly ChatMessage[]): number {
+export function promptTokenUpperBound(messages: readonly CountedMessage[]): number {
   const { texts, framing, images } = promptTexts(messages);
   const budget = boundBudget();
   return texts.reduce((sum, text) => sum + tokenUpperBound(text, budget), framing + images * IMAGE_TOKENS.bound);

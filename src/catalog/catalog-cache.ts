@@ -1,16 +1,31 @@
 import type { Logger } from 'pino';
 import { parsePrice } from '../billing/money.js';
 import type { CatalogRepository } from './catalog-repository.js';
-import type { CatalogModel, ModelDoc, PriceKey } from './model-types.js';
+import { priceVersion } from './price-version.js';
+import { aliasIndex } from './aliases.js';
+import type { CatalogModel, CatalogRoute, ModelDoc, PriceKey, RouteDoc } from './model-types.js';
 
-/** Parses a stored entry's prices once, so requests never parse decimals. */
-export function toCatalogModel(doc: ModelDoc): CatalogModel {
+function priced(doc: ModelDoc, routes: readonly CatalogRoute[]): CatalogModel {
   const prices: Partial<Record<PriceKey, bigint>> = {};
   for (const [key, value] of Object.entries(doc.pricing) as Array<[PriceKey, string | undefined]>) {
     if (value !== undefined) prices[key] = parsePrice(value);
   }
   const isFree = Object.values(prices).every((p) => p === 0n);
-  return { id: doc._id, doc, prices, isFree };
+  return { id: doc._id, doc, prices, isFree, priceVersion: priceVersion(doc.pricing), routes };
+}
+
+/** The entry as one route serves it: the route's provider, upstream name and prices. */
+function routeView(doc: ModelDoc, route: RouteDoc): CatalogRoute {
+  const { routes: _routes, ...rest } = doc;
+  const pricing = route.pricing === undefined ? doc.pricing : { ...doc.pricing, ...route.pricing };
+  const model = priced({ ...rest, provider: route.provider, upstream_model: route.upstream_model, pricing }, []);
+  return { key: `${doc._id}@${route.provider}/${route.upstream_model}`, provider: route.provider, upstreamModel: route.upstream_model, model };
+}
+
+/** Parses a stored entry's prices (and each route's) once, so requests never parse decimals. */
+export function toCatalogModel(doc: ModelDoc): CatalogModel {
+  const routes = doc.routes ?? [{ provider: doc.provider, upstream_model: doc.upstream_model }];
+  return priced(doc, routes.map((route) => routeView(doc, route)));
 }
 
 /**
@@ -19,6 +34,7 @@ export function toCatalogModel(doc: ModelDoc): CatalogModel {
  */
 export class CatalogCache {
   private models = new Map<string, CatalogModel>();
+  private aliases = new Map<string, string>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -43,6 +59,7 @@ export class CatalogCache {
   async reload(): Promise<void> {
     const docs = await this.repository.listActive();
     this.models = new Map(docs.map((d) => [d._id, toCatalogModel(d)]));
+    this.aliases = aliasIndex(docs);
   }
 
   /** Reload that logs instead of throwing (background use). */
@@ -54,9 +71,12 @@ export class CatalogCache {
     }
   }
 
-  /** One model by id, if listed. */
+  /** One model by id or alias, if listed; a real id is never shadowed by an alias. */
   get(id: string): CatalogModel | undefined {
-    return this.models.get(id);
+    const model = this.models.get(id);
+    if (model !== undefined) return model;
+    const target = this.aliases.get(id);
+    return target === undefined ? undefined : this.models.get(target);
   }
 
   /** Every listed model, ordered by id. */

@@ -1,20 +1,37 @@
 import type { Collection } from 'mongodb';
-import type { ModelDoc } from './model-types.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { aliasCollisions } from './aliases.js';
+import type { ModelDoc, RouteDoc } from './model-types.js';
 import type { ModelInput, SeedModel } from './model-schema.js';
+
+/** The routes of an input in their stored form; the schema makes sure there is at least one. */
+function routesOf(input: ModelInput): RouteDoc[] {
+  if (input.routes !== undefined) {
+    return input.routes.map((r) => ({ provider: r.provider, upstream_model: r.upstream_model, ...(r.pricing !== undefined ? { pricing: r.pricing } : {}) }));
+  }
+  return [{ provider: input.provider ?? '', upstream_model: input.upstream_model ?? '' }];
+}
 
 /** Builds the stored document for an operator's model input. */
 function toDoc(id: string, input: ModelInput, now: Date): ModelDoc {
+  const routes = routesOf(input);
+  const first = routes[0] ?? { provider: '', upstream_model: '' };
   return {
     _id: id,
     name: input.name,
     kind: input.kind,
-    provider: input.provider,
-    upstream_model: input.upstream_model,
+    provider: first.provider,
+    upstream_model: first.upstream_model,
+    ...(input.routes !== undefined ? { routes } : {}),
+    ...(input.aliases !== undefined && input.aliases.length > 0 ? { aliases: [...new Set(input.aliases)] } : {}),
     pricing: input.pricing,
     capabilities: input.capabilities,
     context_length: input.context_length,
     max_output_tokens: input.max_output_tokens,
+    ...(input.tokenizer !== undefined ? { tokenizer: input.tokenizer } : {}),
+    ...(input.max_web_searches != null ? { max_web_searches: input.max_web_searches } : {}),
     free_tier: input.free_tier,
+    ...(input.dimensions === undefined ? {} : { dimensions: input.dimensions }),
     created: input.created ?? Math.floor(now.getTime() / 1000),
     owned_by: input.owned_by ?? id.split('/')[0] ?? 'farebox',
     retired: false,
@@ -31,9 +48,15 @@ export class CatalogRepository {
     return this.models.find({ retired: false }).sort({ _id: 1 }).toArray();
   }
 
-  /** Creates or replaces one entry; returns the stored document. */
+  /**
+   * Creates or replaces one entry; returns the stored document.
+   * @throws GatewayError `invalid_request` when an id or alias would collide with another entry's.
+   */
   async upsert(id: string, input: ModelInput): Promise<ModelDoc> {
     const doc = toDoc(id, input, new Date());
+    const others = (await this.listActive()).filter((d) => d._id !== id);
+    const clash = aliasCollisions([...others, doc])[0];
+    if (clash !== undefined) throw new GatewayError('invalid_request', clash, { param: 'aliases' });
     await this.models.replaceOne({ _id: id }, doc, { upsert: true });
     return doc;
   }
@@ -50,6 +73,10 @@ export class CatalogRepository {
    */
   async sync(seed: readonly SeedModel[]): Promise<number> {
     const now = new Date();
+    const seeded = new Set(seed.map((m) => m.id));
+    const kept = (await this.listActive()).filter((d) => !seeded.has(d._id));
+    const clashes = aliasCollisions([...kept, ...seed.map((m) => toDoc(m.id, m, now))]);
+    if (clashes.length > 0) throw new Error(`Catalog aliases collide:\n  - ${clashes.join('\n  - ')}`);
     const ops = seed.map((m) => {
       const { retired: _retired, ...fields } = toDoc(m.id, m, now);
       return { updateOne: { filter: { _id: m.id }, update: { $set: fields, $setOnInsert: { retired: false } }, upsert: true } };

@@ -12,6 +12,8 @@ export interface PublicModel {
   capabilities: string[];
   context_length: number | null;
   max_output_tokens: number | null;
+  /** Embedding models only: the default vector length. */
+  dimensions?: number;
 }
 
 /** Projects a catalog entry onto its public fields. */
@@ -29,5 +31,6 @@ export function toPublicModel(model: CatalogModel): PublicModel {
     context_length: d.context_length,
     // Older entries predate the field.
     max_output_tokens: d.max_output_tokens ?? null,
+    ...(typeof d.dimensions === 'number' ? { dimensions: d.dimensions } : {}),
   };
 }

@@ -6,6 +6,7 @@ const ENDPOINT_OF: Record<ModelKind, string> = {
   chat: '/v1/chat/completions',
   image: '/v1/images/generations',
   ocr: '/v1/ocr',
+  embedding: '/v1/embeddings',
 };
 
 /**

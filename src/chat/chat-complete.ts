@@ -1,9 +1,10 @@
-import { toGatewayError } from '../errors/gateway-error.js';
 import { readReasoning, withoutReasoning } from '../providers/chat/reasoning-options.js';
 import type { AdmittedChat } from './chat-admit.js';
 import type { ChatServiceDeps } from './chat-service-deps.js';
 import { ChatSettlement } from './chat-settlement.js';
 import { completionWire, usageWire } from './chat-wire.js';
+import { ProducedText } from './produced-text.js';
+import { timedUpstreamCall } from './upstream-call.js';
 
 /**
  * Runs a non-streamed completion: calls the provider, charges the usage durably, and only
@@ -16,17 +17,9 @@ export async function completeChat(
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {
   const settlement = new ChatSettlement(deps, admitted);
-  const started = performance.now();
-  let result;
-  try {
-    result = await admitted.chat.complete({ upstreamModel: admitted.model.doc.upstream_model, body: admitted.body, signal });
-    deps.metrics?.upstream(admitted.providerId, 'complete', (performance.now() - started) / 1000, true);
-  } catch (err) {
-    deps.metrics?.upstream(admitted.providerId, 'complete', (performance.now() - started) / 1000, false);
-    await settlement.release();
-    throw toGatewayError(err);
-  }
+  const call = { upstreamModel: admitted.model.doc.upstream_model, body: admitted.body, signal };
+  const result = await timedUpstreamCall(deps, admitted, settlement, () => admitted.chat.complete(call));
   const shown = readReasoning(admitted.body).exclude ? withoutReasoning(result) : result;
-  const { cost } = await settlement.settle(result.usage);
-  return completionWire(admitted.meta, shown.choices, usageWire(result.usage, cost), shown.extra);
+  const settled = await settlement.settle({ usage: result.usage, complete: true, produced: ProducedText.of(result.choices) });
+  return completionWire(admitted.meta, shown.choices, usageWire(settled), shown.extra);
 }

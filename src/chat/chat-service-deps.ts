@@ -5,6 +5,8 @@ import type { Admission } from '../limits/admission-types.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { DraftLookup } from '../requests/recording-admission.js';
+import type { RouteHealth } from './route-health.js';
+import type { UpstreamTiming } from './upstream-signal.js';
 
 /** What the chat service needs from the composition root. */
 export interface ChatServiceDeps {
@@ -17,4 +19,10 @@ export interface ChatServiceDeps {
   readonly metrics?: Metrics;
   /** Open request records, told when a stream fails after it answered 200. */
   readonly requests?: DraftLookup;
+  /** How long a request may run and wait for usage after its client left. */
+  readonly requestTiming: UpstreamTiming;
+  /** Health of routes in this process (breaker, Retry-After, latency); absent: no breaker. */
+  readonly routeHealth?: RouteHealth;
+  /** Most time one request may wait out upstream `Retry-After`s, ms (default 10 000). */
+  readonly routeRetryBudgetMs?: number;
 }

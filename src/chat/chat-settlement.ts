@@ -1,16 +1,32 @@
-import { chatUnits, costOf } from '../billing/pricing.js';
 import type { Nano } from '../billing/money.js';
+import { chatUnits, priceUnits, type CostLine } from '../billing/pricing.js';
 import type { ChargeOutcome } from '../ledger/ledger-writer.js';
 import type { TokenUsage } from '../providers/chat/chat-types.js';
 import type { AdmittedChat } from './chat-admit.js';
 import type { ChatServiceDeps } from './chat-service-deps.js';
+import type { ProducedText } from './produced-text.js';
+import { settlementUsage } from './settlement-usage.js';
 
 /** What a settled request cost. */
 export interface Settled {
   usage: TokenUsage;
-  /** Full metered cost, nano-USD: what `usage.cost` reports. */
+  /** What the request is billed, nano-USD (never above its hold): what `usage.cost` reports. */
   cost: Nano;
+  /** The billed components; with the over-limit line (if any) they sum to `cost`. */
+  lines: CostLine[];
+  /** Metered cost beyond the hold that the gateway absorbed (an upstream broke its limit). */
+  overLimit: Nano;
+  /** Where the counts came from: the upstream's report, or a count made here. */
+  source: 'upstream' | 'counted';
   outcome: ChargeOutcome;
+}
+
+/** How a request's usage arrived: what the upstream reported, and whether that report is complete. */
+export interface ReportedUsage {
+  readonly usage: TokenUsage | undefined;
+  /** False when the answer ended before the upstream's final counts (only partial ones, or none). */
+  readonly complete: boolean;
+  readonly produced: ProducedText;
 }
 
 /**
@@ -27,10 +43,10 @@ export class ChatSettlement {
     private readonly admitted: AdmittedChat,
   ) {}
 
-  /** Charges the usage; resolves once the charge is durable. */
-  settle(usage: TokenUsage): Promise<Settled> {
+  /** Charges what the request used (see settlementUsage); resolves once the charge is durable. */
+  settle(reported: ReportedUsage): Promise<Settled> {
     if (this.released !== undefined) return Promise.reject(new Error('settle after release'));
-    this.result ??= this.charge(usage);
+    this.result ??= this.charge(reported);
     return this.result;
   }
 
@@ -44,11 +60,23 @@ export class ChatSettlement {
     return this.released;
   }
 
-  private async charge(usage: TokenUsage): Promise<Settled> {
+  private async charge(reported: ReportedUsage): Promise<Settled> {
+    const { admitted } = this;
+    const usage = await settlementUsage(admitted, reported.usage, reported.complete, reported.produced);
+    const source = reported.complete && reported.usage !== undefined ? 'upstream' : 'counted';
     const units = chatUnits(usage);
-    const cost = costOf(this.admitted.model, units);
-    const outcome = await this.admitted.ticket.settle(cost, units);
+    const bill = priceUnits(admitted.model, units);
+    if (bill.unpriced.length > 0) {
+      this.deps.log.error({ request_id: admitted.requestId, model: admitted.model.id, units: bill.unpriced }, 'the upstream reported units the catalog has no price for');
+      this.deps.metrics?.unpricedUnits(admitted.model.id, bill.unpriced);
+    }
+    const outcome = await admitted.ticket.settle(bill.cost, units, undefined, { tokenSource: source });
+    const overLimit = bill.cost - outcome.cost;
+    if (overLimit > 0n) {
+      this.deps.metrics?.overLimit('chat');
+      this.deps.log.warn({ request_id: admitted.requestId, model: admitted.model.id, metered_nano: bill.cost.toString(), held_nano: outcome.cost.toString() }, 'upstream usage beyond the hold was absorbed');
+    }
     this.deps.metrics?.charged('chat', outcome.charged);
-    return { usage, cost, outcome };
+    return { usage, cost: outcome.cost, lines: bill.lines, overLimit, source, outcome };
   }
 }

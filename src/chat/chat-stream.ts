@@ -5,56 +5,51 @@ import { readReasoning, streamEventWithoutReasoning } from '../providers/chat/re
 import type { AdmittedChat } from './chat-admit.js';
 import type { ChatServiceDeps } from './chat-service-deps.js';
 import { ChatSettlement, type Settled } from './chat-settlement.js';
-import { firstUpstreamEvent } from './first-upstream-event.js';
+import type { ChunkSink } from './chunk-sink.js';
 import { chunkWire, errorChunkWire, usageChunkWire, usageWire } from './chat-wire.js';
 import { ProducedText } from './produced-text.js';
-
-/** Where stream chunks go; the HTTP edge frames them (SSE), the service never sees bytes. */
-export interface ChunkSink {
-  /** True once the client went away; writes are then ignored. */
-  readonly closed: boolean;
-  /** Commits to a stream: status 200 and headers go out. */
-  open(): void;
-  /** Sends one chunk; resolves when the transport can take more. */
-  send(chunk: unknown): Promise<void>;
-  /** Ends the stream (`[DONE]`). */
-  finish(): Promise<void>;
-}
+import { openUpstreamStream } from './upstream-call.js';
 
 type Iter = AsyncIterator<ChatStreamEvent>;
 
 /** How the relay loop ended. */
 interface RelayEnd {
   usage: TokenUsage | undefined;
+  /** The upstream's final usage arrived (not only partial counts). */
+  final: boolean;
   failure: GatewayError | undefined;
 }
 
+/**
+ * Relays upstream items to the client. Once the client has gone the upstream is still read,
+ * without sending, until its final usage arrives (OpenAI reports usage only after the last
+ * choice) or the upstream signal ends the call after the usage grace.
+ */
 async function relay(admitted: AdmittedChat, first: IteratorResult<ChatStreamEvent>, iterator: Iter, sink: ChunkSink, produced: ProducedText): Promise<RelayEnd> {
   const exclude = readReasoning(admitted.body).exclude;
-  let usage: TokenUsage | undefined;
+  const end: RelayEnd = { usage: undefined, final: false, failure: undefined };
   try {
-    for (let step = first; !step.done && !sink.closed; step = await iterator.next()) {
+    for (let step = first; !step.done; step = await iterator.next()) {
       const event = step.value;
       if (event.kind === 'usage') {
-        usage = event.usage;
+        end.usage = event.usage;
+        end.final = event.partial !== true;
+        if (end.final && sink.closed) break;
         continue;
       }
       produced.add(event.choices);
+      if (sink.closed) continue;
       const shown = exclude ? streamEventWithoutReasoning(event) : event;
       if (shown?.kind === 'delta') await sink.send(chunkWire(admitted.meta, shown.choices));
     }
-    return { usage, failure: undefined };
   } catch (err) {
-    // After a client disconnect the upstream was aborted on purpose: not a failure to report.
-    return { usage, failure: sink.closed ? undefined : toGatewayError(err) };
+    // After a client disconnect the upstream was ended on purpose: not a failure to report.
+    if (!sink.closed) end.failure = toGatewayError(err);
   } finally {
-    // Stops the upstream when the relay ends early (client gone); a no-op after normal end.
+    // Stops the upstream when the relay ends early; a no-op after normal end.
     await iterator.return?.().catch(() => undefined);
   }
-}
-
-async function fallbackUsage(admitted: AdmittedChat, produced: ProducedText): Promise<TokenUsage> {
-  return { promptTokens: await admitted.promptTokens(), completionTokens: await produced.tokens(), reasoningTokens: 0 };
+  return end;
 }
 
 async function closeStream(deps: ChatServiceDeps, admitted: AdmittedChat, sink: ChunkSink, end: RelayEnd, settled: Promise<Settled>): Promise<void> {
@@ -74,7 +69,7 @@ async function closeStream(deps: ChatServiceDeps, admitted: AdmittedChat, sink: 
     return;
   }
   if (sink.closed) return;
-  await sink.send(usageChunkWire(admitted.meta, usageWire(result.usage, result.cost)));
+  await sink.send(usageChunkWire(admitted.meta, usageWire(result)));
   await sink.finish();
 }
 
@@ -88,26 +83,20 @@ async function closeStream(deps: ChatServiceDeps, admitted: AdmittedChat, sink: 
  */
 export async function streamChat(deps: ChatServiceDeps, admitted: AdmittedChat, sink: ChunkSink, signal: AbortSignal): Promise<void> {
   const settlement = new ChatSettlement(deps, admitted);
-  const iterator = admitted.chat.stream({ upstreamModel: admitted.model.doc.upstream_model, body: admitted.body, signal })[Symbol.asyncIterator]();
-  const first = await firstUpstreamEvent(deps, admitted.providerId, settlement, iterator);
-  if (sink.closed) {
-    // The client left before anything was sent: like a failed call, nothing is owed.
-    await iterator.return?.().catch(() => undefined);
-    await settlement.release();
-    return;
-  }
+  const upstream = admitted.chat.stream({ upstreamModel: admitted.model.doc.upstream_model, body: admitted.body, signal });
+  const opened = await openUpstreamStream(deps, admitted, settlement, upstream, () => sink.closed);
+  if (opened === undefined) return;
+  const { first, iterator } = opened;
   deps.metrics?.streamOpened();
   const produced = new ProducedText();
   try {
     sink.open();
     const end = await relay(admitted, first, iterator, sink, produced);
-    await closeStream(deps, admitted, sink, end, settlement.settle(end.usage ?? (await fallbackUsage(admitted, produced))));
+    await closeStream(deps, admitted, sink, end, settlement.settle({ usage: end.usage, complete: end.final, produced }));
   } catch (err) {
     // Something unexpected after admission: still bill what was produced, once, so the
     // hold and the stream slot are freed.
-    await fallbackUsage(admitted, produced)
-      .then((usage) => settlement.settle(usage))
-      .catch(() => undefined);
+    await settlement.settle({ usage: undefined, complete: false, produced }).catch(() => undefined);
     throw err;
   } finally {
     deps.metrics?.streamClosed();

@@ -1,4 +1,5 @@
-import { toUsdNumber, type Nano } from '../billing/money.js';
+import { formatUsd, toUsdNumber, type Nano } from '../billing/money.js';
+import { costLinesWire, type CostLine, type CostLineWire } from '../billing/pricing.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import { serializeError } from '../errors/serialize.js';
 import type { ChatChoice, ChatDelta, TokenUsage } from '../providers/chat/chat-types.js';
@@ -9,28 +10,62 @@ export interface CompletionMeta {
   id: string;
   /** Unix seconds. */
   created: number;
-  /** The catalog id the client asked for (never the upstream name). */
+  /** The catalog id that answered (never the upstream name). */
   model: string;
+  /** The provider that served the answer, once a route was chosen. */
+  provider?: string;
 }
 
-/** The `usage` object clients see, cost included (USD as a JSON number). */
+/** `provider` as OpenRouter sends it, when known. */
+function providerField(meta: CompletionMeta): { provider?: string } {
+  return meta.provider === undefined ? {} : { provider: meta.provider };
+}
+
+/**
+ * The `usage` object clients see: OpenAI's token counts and details (cache reads as
+ * `cached_tokens`, cache writes as `cache_write_tokens`, reasoning), server-side searches, the
+ * billed `cost` (USD as a JSON number) and `cost_details`, one line per billed component,
+ * whose amounts add up to `cost` exactly.
+ */
 export interface UsageWire {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  prompt_tokens_details: { cached_tokens: number; cache_write_tokens: number };
   completion_tokens_details: { reasoning_tokens: number };
+  server_tool_use?: { web_search_requests: number };
   cost: number;
+  cost_details: CostLineWire[];
 }
 
-/** Builds the wire usage from token counts and the exact charged cost. */
-export function usageWire(usage: TokenUsage, cost: Nano): UsageWire {
-  return {
+/** What a request was billed: the usage, the cost and its lines (see Settled). */
+export interface BilledUsage {
+  readonly usage: TokenUsage;
+  readonly cost: Nano;
+  readonly lines: readonly CostLine[];
+  /** Metered cost beyond the hold, not billed: shown as a line that takes it off. */
+  readonly overLimit: Nano;
+}
+
+/** The line that takes metered cost beyond the hold off the bill. */
+function overLimitLine(overLimit: Nano): CostLineWire {
+  return { component: 'upstream_over_limit', units: 0, unit_price_usd: '0', amount_usd: formatUsd(-overLimit) };
+}
+
+/** Builds the wire usage of a billed request. */
+export function usageWire(billed: BilledUsage): UsageWire {
+  const { usage } = billed;
+  const wire: UsageWire = {
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.completionTokens,
     total_tokens: usage.promptTokens + usage.completionTokens,
+    prompt_tokens_details: { cached_tokens: usage.cachedTokens ?? 0, cache_write_tokens: (usage.cacheWriteTokens ?? 0) + (usage.cacheWrite1hTokens ?? 0) },
     completion_tokens_details: { reasoning_tokens: usage.reasoningTokens },
-    cost: toUsdNumber(cost),
+    cost: toUsdNumber(billed.cost),
+    cost_details: [...costLinesWire(billed.lines), ...(billed.overLimit > 0n ? [overLimitLine(billed.overLimit)] : [])],
   };
+  if ((usage.webSearches ?? 0) > 0) wire.server_tool_use = { web_search_requests: usage.webSearches ?? 0 };
+  return wire;
 }
 
 /**
@@ -64,17 +99,17 @@ export function completionWire(
   usage: UsageWire,
   extra: Readonly<Record<string, unknown>> = {},
 ): Record<string, unknown> {
-  return { ...extra, id: meta.id, object: 'chat.completion', created: meta.created, model: meta.model, choices: choices.map(choiceWire), usage };
+  return { ...extra, id: meta.id, object: 'chat.completion', created: meta.created, model: meta.model, ...providerField(meta), choices: choices.map(choiceWire), usage };
 }
 
 /** One `chat.completion.chunk` carrying deltas. */
 export function chunkWire(meta: CompletionMeta, choices: readonly ChatDelta[]): Record<string, unknown> {
-  return { id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, choices: choices.map(deltaWire) };
+  return { id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, ...providerField(meta), choices: choices.map(deltaWire) };
 }
 
 /** The final usage chunk (`choices: []`), sent before `[DONE]` on every stream. */
 export function usageChunkWire(meta: CompletionMeta, usage: UsageWire): Record<string, unknown> {
-  return { id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, choices: [], usage };
+  return { id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, ...providerField(meta), choices: [], usage };
 }
 
 /** The chunk that reports an error after the stream started. */

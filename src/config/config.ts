@@ -5,11 +5,22 @@ import { packageRoot } from './package-root.js';
 const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
 const flag = z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1');
 
+/** A cluster seed as a URL: `host:port` becomes `redis://host:port`; URLs stay as they are. */
+function clusterNodeUrl(entry: string): string {
+  return /^[a-z]+:\/\//i.test(entry) ? entry : `redis://${entry}`;
+}
+
 const schema = z
   .object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     PORT: int(8080, 0).pipe(z.number().max(65535)),
-    REDIS_URL: z.url({ protocol: /^rediss?$/ }),
+    REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+    // Seeds of a Redis Cluster: `host:port` or `redis://` / `rediss://` (TLS) URLs, comma-separated.
+    REDIS_CLUSTER_NODES: z
+      .string()
+      .transform((v) => v.split(',').map((s) => s.trim()).filter((s) => s !== ''))
+      .pipe(z.array(z.string().transform(clusterNodeUrl).pipe(z.url({ protocol: /^rediss?$/ }))).min(1))
+      .optional(),
     REDIS_TLS_REJECT_UNAUTHORIZED: z.enum(['true', 'false', '1', '0']).default('true').transform((v) => v === 'true' || v === '1'),
     // Not z.url(): a replica-set seed list (`mongodb://a:27017,b:27017/?replicaSet=…`) is no WHATWG
     // URL. The driver parses the rest, including `mongodb+srv://` and `tls=true` options.
@@ -30,13 +41,35 @@ const schema = z
     UPSTREAM_IDLE_TIMEOUT_MS: int(60_000, 1),
     JOB_TIMEOUT_MS: int(180_000, 1),
     HOLD_TTL_SECONDS: int(600, 1),
+    MAX_REQUEST_SECONDS: int(3600, 1),
+    USAGE_GRACE_MS: int(5_000, 0),
     SHUTDOWN_GRACE_MS: int(25_000, 0),
     DOCUMENT_FETCH_ALLOW_LOOPBACK: flag,
     CHARGE_SPOOL_DIR: z.string().default('.farebox/spool'),
     REQUEST_RECORD_RETENTION_DAYS: int(30, 1),
     LEDGER_MAX_CONCURRENT_COMMITS: int(4, 1),
+    RECEIPT_SIGNING_KEY: z.string().min(40).optional(),
+    RECEIPT_KEY_ID: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/).optional(),
+    RECEIPT_RETIRED_KEYS: z
+      .string()
+      .default('[]')
+      .transform((text, ctx) => {
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be a JSON array' });
+          return z.NEVER;
+        }
+      })
+      .pipe(z.array(z.object({ kid: z.string().min(1), x: z.string().regex(/^[A-Za-z0-9_-]{43}$/) }))),
+    ROUTE_RETRY_BUDGET_MS: int(10_000, 0),
+    ROUTE_BREAKER_FAILURES: int(5, 1),
+    ROUTE_BREAKER_COOLDOWN_MS: int(30_000, 1),
   })
   .superRefine((env, ctx) => {
+    if (!env.REDIS_URL && !env.REDIS_CLUSTER_NODES) {
+      ctx.addIssue({ code: 'custom', path: ['REDIS_URL'], message: 'required unless REDIS_CLUSTER_NODES is set' });
+    }
     if (env.NODE_ENV !== 'development' && !env.ADMIN_TOKEN) {
       ctx.addIssue({ code: 'custom', path: ['ADMIN_TOKEN'], message: 'required outside development' });
     }
@@ -46,12 +79,15 @@ const schema = z
 export interface Config {
   readonly env: 'development' | 'test' | 'production';
   readonly port: number;
+  /** `REDIS_URL`, or the first cluster seed when only `REDIS_CLUSTER_NODES` is set. */
   readonly redisUrl: string;
   /**
    * Where Redis connections go: the URL and whether a `rediss://` server's certificate must be
    * trusted (`REDIS_TLS_REJECT_UNAUTHORIZED`, on unless set to false for self-signed managed Redis).
+   * With `clusterNodes` (`REDIS_CLUSTER_NODES`, which wins over `REDIS_URL`) every connection is a
+   * Redis Cluster client seeded from those URLs.
    */
-  readonly redis: { readonly url: string; readonly tlsRejectUnauthorized: boolean };
+  readonly redis: { readonly url: string; readonly tlsRejectUnauthorized: boolean; readonly clusterNodes?: readonly string[] };
   readonly redisPrefix: string;
   readonly mongoUri: string;
   readonly mongoDb: string;
@@ -65,6 +101,14 @@ export interface Config {
   readonly upstream: { readonly connectMs: number; readonly firstByteMs: number; readonly idleMs: number };
   readonly jobTimeoutMs: number;
   readonly holdTtlSeconds: number;
+  /**
+   * How long one chat request may run (`maxRequestMs`: its upstream call is then ended with
+   * the usage produced, so no hold is held forever), and how long a stream whose client left
+   * keeps reading the upstream for its usage report (`usageGraceMs`).
+   */
+  readonly requestTiming: RequestTiming;
+  /** Failover across a model's routes (retry budget, circuit breaker). */
+  readonly routes: RoutePolicy;
   readonly shutdownGraceMs: number;
   readonly documentFetchAllowLoopback: boolean;
   /** Folder of the local charge spool (charges waiting for MongoDB), one subfolder per database. */
@@ -73,8 +117,35 @@ export interface Config {
   readonly requestRecordRetentionDays: number;
   /** Ledger batch transactions in flight at once (never two on the same account). */
   readonly ledgerMaxConcurrentCommits: number;
+  /**
+   * Receipt signing: the Ed25519 private key (PKCS8, PEM or base64 DER; absent: a key made at
+   * boot, fine only for one process in development and tests), its key id, and the public
+   * keys of earlier signing keys, still served so old receipts keep verifying.
+   */
+  readonly receipts: {
+    readonly signingKey: string | undefined;
+    readonly keyId: string | undefined;
+    readonly retiredKeys: ReadonlyArray<{ readonly kid: string; readonly x: string }>;
+  };
   /** Provider secrets by variable name, as named by the providers file. */
   readonly secrets: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Failover across routes: the most time one request may spend waiting out `Retry-After`
+ * (`retryBudgetMs`), and the circuit breaker (a route failing `breakerFailures` times in a row
+ * is skipped for `breakerCooldownMs`, then tried again with one request).
+ */
+export interface RoutePolicy {
+  readonly retryBudgetMs: number;
+  readonly breakerFailures: number;
+  readonly breakerCooldownMs: number;
+}
+
+/** Time bounds of one chat request (see Config.requestTiming). */
+export interface RequestTiming {
+  readonly maxRequestMs: number;
+  readonly usageGraceMs: number;
 }
 
 /** Thrown when the environment is invalid; lists every problem at once. */
@@ -100,11 +171,14 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
   }
   const e = parsed.data;
+  const clusterNodes = e.REDIS_CLUSTER_NODES;
+  // One of the two is set (checked above); the cluster seeds win when both are.
+  const redisUrl = (clusterNodes?.[0] ?? e.REDIS_URL) as string;
   return {
     env: e.NODE_ENV,
     port: e.PORT,
-    redisUrl: e.REDIS_URL,
-    redis: { url: e.REDIS_URL, tlsRejectUnauthorized: e.REDIS_TLS_REJECT_UNAUTHORIZED },
+    redisUrl,
+    redis: { url: redisUrl, tlsRejectUnauthorized: e.REDIS_TLS_REJECT_UNAUTHORIZED, ...(clusterNodes ? { clusterNodes } : {}) },
     redisPrefix: e.REDIS_PREFIX,
     mongoUri: e.MONGODB_URI,
     mongoDb: e.MONGODB_DB,
@@ -122,11 +196,14 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     },
     jobTimeoutMs: e.JOB_TIMEOUT_MS,
     holdTtlSeconds: e.HOLD_TTL_SECONDS,
+    requestTiming: { maxRequestMs: e.MAX_REQUEST_SECONDS * 1000, usageGraceMs: e.USAGE_GRACE_MS },
+    routes: { retryBudgetMs: e.ROUTE_RETRY_BUDGET_MS, breakerFailures: e.ROUTE_BREAKER_FAILURES, breakerCooldownMs: e.ROUTE_BREAKER_COOLDOWN_MS },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     documentFetchAllowLoopback: e.DOCUMENT_FETCH_ALLOW_LOOPBACK,
     chargeSpoolDir: resolvePath(e.CHARGE_SPOOL_DIR),
     requestRecordRetentionDays: e.REQUEST_RECORD_RETENTION_DAYS,
     ledgerMaxConcurrentCommits: e.LEDGER_MAX_CONCURRENT_COMMITS,
+    receipts: { signingKey: e.RECEIPT_SIGNING_KEY, keyId: e.RECEIPT_KEY_ID, retiredKeys: e.RECEIPT_RETIRED_KEYS },
     secrets: Object.freeze({ ...present }),
   };
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Redis } from '../redis/redis.js';
 import { GatewayError } from '../errors/gateway-error.js';
 
 /** Failed sign-ins allowed per client address per window. */

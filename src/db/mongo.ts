@@ -21,6 +21,11 @@ export async function connectMongo(uri: string, dbName: string): Promise<Mongo> 
     heartbeatFrequencyMS: 500,
     maxPoolSize: 50,
     retryWrites: true,
+    retryReads: true,
+    // Every write waits for a majority of the replica set (and its journal): a write only a
+    // primary saw can be rolled back by a failover, which could re-enable a disabled key or
+    // undo a catalog change. Money writes (ledger, credits) also ask for it explicitly.
+    writeConcern: { w: 'majority', journal: true },
     // Plain polling instead of long-polled `hello` streams: simpler on every server build.
     serverMonitoringMode: 'poll',
   });

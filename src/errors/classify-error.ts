@@ -1,33 +1,19 @@
-import { MongoNetworkError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError } from 'mongodb';
 import { GatewayError, isGatewayError } from './gateway-error.js';
+import { isTransientStoreError } from './transient-store-error.js';
 
 function statusOf(err: unknown): number | undefined {
   if (typeof err !== 'object' || err === null || !('status' in err)) return undefined;
   return typeof err.status === 'number' ? err.status : undefined;
 }
 
-function isRedisUnavailable(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  return (
-    err.name === 'MaxRetriesPerRequestError' ||
-    /enableOfflineQueue|Connection is closed|ECONNREFUSED|ETIMEDOUT|Stream isn't writeable/i.test(err.message)
-  );
-}
-
 /**
- * Turns anything thrown into a GatewayError: stores that are down become 503 with
- * Retry-After, body-parser errors become 400/413, and the rest a 500 whose details
+ * Turns anything thrown into a GatewayError: stores that are down or failing over become 503
+ * with Retry-After, body-parser errors become 400/413, and the rest a 500 whose details
  * stay in the logs.
  */
 export function classifyError(err: unknown): GatewayError {
   if (isGatewayError(err)) return err;
-  if (
-    err instanceof MongoServerSelectionError ||
-    err instanceof MongoNetworkError ||
-    err instanceof MongoNotConnectedError ||
-    err instanceof MongoTopologyClosedError ||
-    isRedisUnavailable(err)
-  ) {
+  if (isTransientStoreError(err)) {
     return new GatewayError('service_unavailable', 'A backing service is unavailable; retry shortly.', {
       retryAfterSeconds: 1,
       cause: err,

@@ -13,6 +13,9 @@ export type ErrorCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'payload_too_large'
+  | 'max_cost_exceeded'
+  | 'idempotency_key_reused'
+  | 'idempotency_in_progress'
   | 'rate_limited'
   | 'too_many_concurrent'
   | 'upstream_error'
@@ -50,6 +53,9 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorRow>> = {
   not_found: { status: 404, type: 'invalid_request_error' },
   method_not_allowed: { status: 405, type: 'invalid_request_error' },
   payload_too_large: { status: 413, type: 'invalid_request_error' },
+  max_cost_exceeded: { status: 402, type: 'billing_error' },
+  idempotency_key_reused: { status: 409, type: 'invalid_request_error' },
+  idempotency_in_progress: { status: 409, type: 'invalid_request_error' },
   rate_limited: { status: 429, type: 'rate_limit_error' },
   too_many_concurrent: { status: 429, type: 'rate_limit_error' },
   upstream_error: { status: 502, type: 'upstream_error' },

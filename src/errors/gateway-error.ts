@@ -8,6 +8,20 @@ export interface GatewayErrorOptions {
   readonly retryAfterSeconds?: number;
   /** The underlying cause, logged but never sent to clients. */
   readonly cause?: unknown;
+  /** Extra fields of the error body (e.g. the quote of a `max_cost_exceeded`). */
+  readonly extra?: Readonly<Record<string, unknown>>;
+  /** What an upstream did, when the error came from one: decides failover, never sent to clients. */
+  readonly upstream?: UpstreamFailure;
+}
+
+/** An upstream's failure as seen on the wire: its HTTP status, or the transport fault. */
+export interface UpstreamFailure {
+  /** The vendor's HTTP status, when it answered. */
+  readonly status?: number;
+  /** The vendor's error code (`insufficient_quota`, …), when it sent one. */
+  readonly code?: string;
+  /** A transport fault: `connect`, `reset` or `timeout` (before the answer's first byte). */
+  readonly transport?: 'connect' | 'reset' | 'timeout';
 }
 
 /**
@@ -18,12 +32,16 @@ export class GatewayError extends Error {
   readonly code: ErrorCode;
   readonly param: string | null;
   readonly retryAfterSeconds: number | undefined;
+  readonly extra: Readonly<Record<string, unknown>> | undefined;
+  readonly upstream: UpstreamFailure | undefined;
 
   constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
     super(message, { cause: options.cause });
     this.name = 'GatewayError';
     this.code = code;
     this.param = options.param ?? null;
+    this.extra = options.extra;
+    this.upstream = options.upstream;
     this.retryAfterSeconds =
       options.retryAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(options.retryAfterSeconds));
   }

@@ -2,12 +2,12 @@ import type { GatewayError } from './gateway-error.js';
 
 /** The wire shape of every error the gateway sends. */
 export interface ErrorBody {
-  error: { message: string; type: string; code: string; param: string | null };
+  error: { message: string; type: string; code: string; param: string | null; [extra: string]: unknown };
 }
 
 /** The one serializer: JSON bodies and stream error chunks both come from here. */
 export function serializeError(err: GatewayError): ErrorBody {
-  return { error: { message: err.message, type: err.type, code: err.code, param: err.param } };
+  return { error: { ...err.extra, message: err.message, type: err.type, code: err.code, param: err.param } };
 }
 
 /** Statuses a client may retry unchanged (as openai-node does): timeouts, conflicts, limits, 5xx. */
@@ -29,6 +29,7 @@ export function errorHeaders(err: GatewayError): Record<string, string> {
   const headers: Record<string, string> = {};
   const retryAfter = err.retryAfterSeconds ?? (needsRetryAfter(err.status) ? 1 : undefined);
   if (retryAfter !== undefined) headers['Retry-After'] = String(retryAfter);
-  if (!retryable(err.status)) headers['x-should-retry'] = 'false';
+  // A key reused with another body stays reused; a retry cannot fix it.
+  if (!retryable(err.status) || err.code === 'idempotency_key_reused') headers['x-should-retry'] = 'false';
   return headers;
 }

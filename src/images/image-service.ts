@@ -1,13 +1,16 @@
 import type { CatalogModel } from '../catalog/model-types.js';
 import { resolveModel } from '../catalog/resolve-model.js';
+import { costliestRoute, requireServingRoute } from '../catalog/route-choice.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { MultipartForm } from '../http/routes/images/parse-multipart.js';
+import type { MultipartForm } from './image-form.js';
 import type { KeyDoc } from '../keys/key-types.js';
 import type { ImageEditJob, ImageGenerateJob } from '../queue/job-types.js';
 import { runMeteredJob } from '../queue/metered-job.js';
 import type { PayloadInput } from '../queue/payload-store.js';
 import { jobBase, type QueuedServiceDeps } from '../queue/queued-service-deps.js';
-import { describeImageFit, estimateImageCost } from './image-estimate.js';
+import type { BilledUnits } from '../billing/pricing.js';
+import type { ImageJobParams } from '../queue/job-types.js';
+import { describeImageFit, estimateImageCost, imagesThatFit, imageWorstUnits } from './image-estimate.js';
 import { imagesResponse, type ImagesResponse } from './image-response.js';
 import { parseEditRequest, parseGenerateRequest } from './image-schema.js';
 import { checkEditUploads } from './image-uploads.js';
@@ -23,9 +26,38 @@ export interface ImageCaller {
 type JobSpec = Pick<ImageGenerateJob, 'op' | 'params'> | Pick<ImageEditJob, 'op' | 'params' | 'images' | 'mask'>;
 
 /** Allowlist and free tier (403) come before provider availability (503), as for chat. */
-async function checkAccess(deps: QueuedServiceDeps, key: KeyDoc, model: CatalogModel): Promise<void> {
+async function checkAccess(deps: Pick<QueuedServiceDeps, 'admission' | 'providers'>, key: KeyDoc, model: CatalogModel): Promise<void> {
   await deps.admission.authorize(key, model);
-  deps.providers?.images(model.doc.provider);
+  const providers = deps.providers;
+  if (providers !== undefined) requireServingRoute(model, (provider) => providers.images(provider));
+}
+
+/** An image request up to its worst case: what admission holds and what a quote shows. */
+export interface ImageWorstCase {
+  /** The entry at the costliest route's prices: the one held (any route may answer). */
+  readonly model: CatalogModel;
+  readonly estimate: bigint;
+  readonly units: BilledUnits;
+  readonly fit: (room: bigint) => string;
+  /** The largest `n` that fits a room. */
+  readonly largestN: (room: bigint) => number;
+}
+
+/**
+ * Access checks and the worst case of an image request. Admission and `POST /v1/quote` both
+ * call this, so a quote is always the hold admission would place.
+ */
+export async function imageWorstCase(deps: Pick<QueuedServiceDeps, 'admission' | 'providers'>, key: KeyDoc, model: CatalogModel, params: ImageJobParams, references: number): Promise<ImageWorstCase> {
+  await checkAccess(deps, key, model);
+  // Held at the costliest route's prices: any route may end up answering.
+  const held = costliestRoute(model, (priced) => estimateImageCost(priced, params, references));
+  return {
+    model: held,
+    estimate: estimateImageCost(held, params, references),
+    units: imageWorstUnits(params, references, params.n),
+    fit: (room) => describeImageFit(held, params, references, room),
+    largestN: (room) => imagesThatFit(held, params, references, room),
+  };
 }
 
 /** Admits the request with a hold of its worst case, runs the job and settles on delivery. */
@@ -37,11 +69,8 @@ async function runImages(
   inputs: readonly PayloadInput[],
 ): Promise<ImagesResponse> {
   const { key, requestId, signal } = caller;
-  await checkAccess(deps, key, model);
-  const references = spec.op === 'edit' ? spec.images.length : 0;
-  const estimate = estimateImageCost(model, spec.params, references);
-  const fit = (room: bigint) => describeImageFit(model, spec.params, references, room);
-  const ticket = await deps.admission.admit({ requestId, key, model, estimate, fit, stream: false });
+  const worst = await imageWorstCase(deps, key, model, spec.params, spec.op === 'edit' ? spec.images.length : 0);
+  const ticket = await deps.admission.admit({ requestId, key, model: worst.model, estimate: worst.estimate, fit: worst.fit, worstUnits: worst.units, stream: false });
   const created = Math.floor(deps.clock().getTime() / 1000);
   const timeoutMs = deps.config.jobTimeoutMs;
   const data = { ...jobBase(requestId, key, model, timeoutMs), ...spec } as ImageGenerateJob | ImageEditJob;

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { UploadedFile } from '../http/routes/images/parse-multipart.js';
+import type { UploadedFile } from './image-form.js';
 import type { BlobRef } from '../queue/job-types.js';
 import type { PayloadInput } from '../queue/payload-store.js';
 

@@ -1,9 +1,9 @@
-import type { Collections } from '../db/collections.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Clock } from '../billing/periods.js';
 import { ReadThroughCache } from '../util/read-through-cache.js';
 import { hashKey, isWellFormedKey } from './key-secret.js';
 import type { KeyDoc } from './key-types.js';
+import type { KeyCollections } from './key-collections.js';
 
 const INVALID = 'Invalid API key. Check the Authorization header (Bearer sk-fbx-…).';
 
@@ -17,7 +17,7 @@ export class KeyAuthenticator {
   private readonly records: ReadThroughCache<string, KeyDoc | null>;
 
   constructor(
-    c: Collections,
+    c: KeyCollections,
     private readonly clock: Clock,
     ttlMs = 1_000,
     store: { readonly writable: boolean } = { writable: true },

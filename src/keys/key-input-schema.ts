@@ -18,6 +18,8 @@ export const limitsInputSchema = z.strictObject({
   rpm: z.number().int().min(0).max(1_000_000).optional(),
   concurrent_streams: z.number().int().min(0).max(100_000).optional(),
   models: z.array(z.string().min(1).max(200)).max(1000).optional(),
+  /** USD; a request whose worst case is above it is refused with its quote. */
+  max_cost_per_request: cap.optional(),
 });
 
 const expiresAt = z.iso

@@ -1,9 +1,9 @@
-import type { Collections } from '../db/collections.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { newId } from '../util/ids.js';
 import type { CreateKeyInput, PatchKeyInput } from './key-input-schema.js';
 import { mintSecret } from './key-secret.js';
 import type { KeyDoc, KeyLimits, SpendCaps } from './key-types.js';
+import type { KeyCollections } from './key-collections.js';
 
 /** A key just minted, with its raw secret (returned to the caller once, never stored). */
 export interface MintedKey {
@@ -23,13 +23,14 @@ function toLimits(input: LimitsInput): KeyLimits {
   if (input.rpm !== undefined) limits.rpm = input.rpm;
   if (input.concurrent_streams !== undefined) limits.concurrent_streams = input.concurrent_streams;
   if (input.models !== undefined) limits.models = input.models;
+  if (input.max_cost_per_request !== undefined) limits.max_cost_per_request = input.max_cost_per_request;
   return limits;
 }
 
 /** Minting, reading and changing keys. Changes are announced so caches drop them at once. */
 export class KeyService {
   constructor(
-    private readonly c: Collections,
+    private readonly c: KeyCollections,
     private readonly onChange: (key: KeyDoc) => Promise<void> = async () => {},
   ) {}
 

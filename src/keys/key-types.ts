@@ -12,6 +12,8 @@ export interface KeyLimits {
   concurrent_streams?: number;
   /** Allowlist of catalog ids; absent means every model. */
   models?: string[];
+  /** Most one request may cost at worst (its hold), nano-USD: above it, 402 `max_cost_exceeded`. */
+  max_cost_per_request?: bigint;
 }
 
 /** What a key may do. */

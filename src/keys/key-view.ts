@@ -14,6 +14,7 @@ export function toLimitsView(limits: KeyLimits) {
     ...(limits.rpm !== undefined ? { rpm: limits.rpm } : {}),
     ...(limits.concurrent_streams !== undefined ? { concurrent_streams: limits.concurrent_streams } : {}),
     ...(limits.models ? { models: limits.models } : {}),
+    ...(limits.max_cost_per_request !== undefined ? { max_cost_per_request: toUsdNumber(limits.max_cost_per_request) } : {}),
   };
 }
 

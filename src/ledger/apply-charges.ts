@@ -1,9 +1,12 @@
-import type { AnyBulkWriteOperation, ClientSession, Document } from 'mongodb';
+import type { ClientSession, Document } from 'mongodb';
+import type { AccountCollections } from '../accounts/account-collection.js';
 import type { AccountDoc } from '../accounts/account-types.js';
 import { minBig, maxBig } from '../billing/money.js';
-import { dayPeriod, monthPeriod, nextDayStart, nextMonthStart } from '../billing/periods.js';
-import type { Collections } from '../db/collections.js';
-import type { KeyDoc, KeySpendDoc } from '../keys/key-types.js';
+import type { CostLineWire } from '../billing/pricing.js';
+import type { KeyCollections } from '../keys/key-collections.js';
+import { BatchTotals } from './batch-totals.js';
+import { linkEntry, type ChainHead } from './ledger-chain.js';
+import type { LedgerCollections } from './ledger-collection.js';
 import type { LedgerDoc } from './ledger-types.js';
 
 /** One metered request to record. */
@@ -12,8 +15,13 @@ export interface ChargeRequest {
   accountId: string;
   keyId: string;
   model: string;
-  /** Full metered cost, nano-USD. */
+  /** What the request is billed, nano-USD (at most its hold). */
   cost: bigint;
+  /** Metered cost beyond the hold, absorbed by the operator (an upstream broke its limit). */
+  overLimit?: bigint;
+  /** The metered components and the version of the prices they used. */
+  lines?: CostLineWire[];
+  priceVersion?: string;
   units?: Record<string, number>;
   /** When the request happened (decides the day/month spend buckets). */
   at: Date;
@@ -26,68 +34,24 @@ export interface ChargeOutcome {
   absorbed: bigint;
   /** True when this request id had been charged before; nothing was charged again. */
   duplicate: boolean;
+  /** The entry's `prev_hash` in the account's chain; absent while the charge is only spooled. */
+  prevHash?: string;
+  /** The entry's own hash. */
+  hash?: string;
+  /** The entry's position in the account's chain. */
+  seq?: number;
+  lines?: CostLineWire[];
+  priceVersion?: string;
 }
 
-const KEEP_SPEND_DAYS = 40 * 24 * 3600 * 1000;
+/** The collections a batch of charges writes. */
+export type ChargeCollections = AccountCollections & KeyCollections & LedgerCollections;
 
 function outcomeOf(entry: LedgerDoc, duplicate: boolean): ChargeOutcome {
-  return { cost: entry.cost, charged: entry.charged, absorbed: entry.absorbed, duplicate };
-}
-
-interface SpendTotal {
-  keyId: string;
-  period: string;
-  end: Date;
-  amount: bigint;
-}
-
-/**
- * Increments of one batch summed per document, so a batch of n charges on one account and key
- * is one update of each (account, key, day and month spend) instead of n: MongoDB applies the
- * same totals either way, with far less work.
- */
-class BatchTotals {
-  readonly accounts = new Map<string, { charged: bigint; absorbed: bigint }>();
-  readonly keys = new Map<string, bigint>();
-  readonly spend = new Map<string, SpendTotal>();
-
-  add(r: ChargeRequest, charged: bigint, absorbed: bigint): void {
-    const account = this.accounts.get(r.accountId) ?? { charged: 0n, absorbed: 0n };
-    account.charged += charged;
-    account.absorbed += absorbed;
-    this.accounts.set(r.accountId, account);
-    this.keys.set(r.keyId, (this.keys.get(r.keyId) ?? 0n) + r.cost);
-    const periods: Array<[string, Date]> = [
-      [dayPeriod(r.at), nextDayStart(r.at)],
-      [monthPeriod(r.at), nextMonthStart(r.at)],
-    ];
-    for (const [period, end] of periods) {
-      const id = `${r.keyId}:${period}`;
-      const total = this.spend.get(id) ?? { keyId: r.keyId, period, end, amount: 0n };
-      total.amount += r.cost;
-      this.spend.set(id, total);
-    }
-  }
-
-  accountOps(): AnyBulkWriteOperation<AccountDoc>[] {
-    return [...this.accounts].map(([id, t]) => ({
-      updateOne: { filter: { _id: id }, update: { $inc: { balance: -t.charged, charged: t.charged, absorbed: t.absorbed } } },
-    }));
-  }
-
-  keyOps(): AnyBulkWriteOperation<KeyDoc>[] {
-    return [...this.keys].map(([id, spend]) => ({ updateOne: { filter: { _id: id }, update: { $inc: { spend } } } }));
-  }
-
-  spendOps(): AnyBulkWriteOperation<KeySpendDoc>[] {
-    return [...this.spend].map(([id, t]) => ({
-      updateOne: {
-        filter: { _id: id },
-        update: { $inc: { amount: t.amount }, $setOnInsert: { key_id: t.keyId, period: t.period, expires_at: new Date(t.end.getTime() + KEEP_SPEND_DAYS) } },
-        upsert: true,
-      },
-    }));
-  }
+  const outcome: ChargeOutcome = { cost: entry.cost, charged: entry.charged, absorbed: entry.absorbed, duplicate, prevHash: entry.prev_hash, hash: entry.hash, seq: entry.seq };
+  if (entry.cost_details !== undefined) outcome.lines = entry.cost_details;
+  if (entry.price_version !== undefined) outcome.priceVersion = entry.price_version;
+  return outcome;
 }
 
 /** How a batch learns which of its request ids are already in the ledger. */
@@ -111,56 +75,113 @@ export class AlreadyCharged extends Error {
   }
 }
 
+/** The chain head this process last committed per account: what a batch's links are guessed from. */
+export type HeadHints = ReadonlyMap<string, ChainHead>;
+
 /**
  * The balance update of one account charged `total` in one batch, as an aggregation pipeline
  * so MongoDB applies the floor itself: what leaves the balance is min(total, max(balance, 0)),
- * exactly the sum the charges take one by one; the rest is absorbed.
+ * exactly the sum the charges take one by one; the rest is absorbed. With a `guess`, the new
+ * chain head is set in the same update when its premises hold (the head is the one hinted and
+ * the balance covers the whole batch), which saves a round trip per batch.
  */
-function floorUpdate(total: bigint): Document[] {
+function floorUpdate(total: bigint, overLimit: bigint, guess?: { prev: string; head: ChainHead }): Document[] {
   const taken = { $min: [total, { $max: ['$balance', 0n] }] };
-  return [
-    {
-      $set: {
-        balance: { $subtract: ['$balance', taken] },
-        charged: { $add: [{ $ifNull: ['$charged', 0n] }, taken] },
-        absorbed: { $add: [{ $ifNull: ['$absorbed', 0n] }, { $subtract: [total, taken] }] },
-      },
-    },
-  ];
+  const set: Document = {
+    balance: { $subtract: ['$balance', taken] },
+    charged: { $add: [{ $ifNull: ['$charged', 0n] }, taken] },
+    // Metered cost beyond the holds is absorbed too: it never reached the balance.
+    absorbed: { $add: [{ $ifNull: ['$absorbed', 0n] }, { $subtract: [total, taken] }, overLimit] },
+  };
+  if (guess) {
+    const holds = { $and: [{ $eq: ['$ledger_head.hash', guess.prev] }, { $gte: ['$balance', total] }] };
+    set.ledger_head = { $cond: [holds, { $literal: guess.head }, '$ledger_head'] };
+  }
+  return [{ $set: set }];
 }
 
+/** A batch's entries, outcomes and totals, computed from the balances and heads before it. */
+interface Built {
+  entries: LedgerDoc[];
+  outcomes: Map<string, ChargeOutcome>;
+  totals: BatchTotals;
+  heads: Map<string, ChainHead>;
+}
+
+function build(fresh: readonly ChargeRequest[], balancesBefore: ReadonlyMap<string, bigint>, headsBefore: ReadonlyMap<string, ChainHead | undefined>): Built {
+  const balances = new Map(balancesBefore);
+  const built: Built = { entries: [], outcomes: new Map(), totals: new BatchTotals(), heads: new Map() };
+  for (const r of fresh) {
+    const balance = balances.get(r.accountId);
+    if (balance === undefined) throw new Error(`charge for unknown account ${r.accountId}`);
+    const charged = minBig(r.cost, maxBig(balance, 0n));
+    const absorbed = r.cost - charged;
+    balances.set(r.accountId, balance - charged);
+    const entry: LedgerDoc = {
+      _id: r.requestId, account_id: r.accountId, kind: 'charge', credit: 0n, cost: r.cost, charged, absorbed,
+      key_id: r.keyId, model: r.model, reference: null, units: r.units ?? null, created_at: r.at,
+    };
+    // Set before linking: lines, price version and over-limit are money facts the hash covers.
+    if (r.lines !== undefined) entry.cost_details = r.lines;
+    if (r.priceVersion !== undefined) entry.price_version = r.priceVersion;
+    if (r.overLimit !== undefined && r.overLimit > 0n) {
+      entry.over_limit = r.overLimit;
+      entry.absorbed_reason = 'upstream_over_limit';
+    }
+    built.heads.set(r.accountId, linkEntry(entry, built.heads.get(r.accountId) ?? headsBefore.get(r.accountId)));
+    built.entries.push(entry);
+    built.outcomes.set(r.requestId, outcomeOf(entry, false));
+    built.totals.add(r, charged, absorbed + (r.overLimit ?? 0n));
+  }
+  return built;
+}
+
+type AccountRead = Pick<AccountDoc, '_id' | 'balance' | 'ledger_head'>;
+const PROJECTION = { balance: 1, ledger_head: 1 };
+
 /**
- * Balances before the batch, each account's update already applied in the transaction when
- * the batch has few accounts (one round trip per account instead of a read and a write).
+ * Reads the accounts of a batch and builds it. Within the transaction each account document is
+ * read and written, so a concurrent writer of the same account (another process, a top-up)
+ * conflicts and retries: the chain cannot fork. One account: one findOneAndUpdate that applies
+ * the balance and, when the hinted head was right, the new head too. More: one find, and the
+ * balances and heads go in one bulkWrite later.
  */
-async function balancesBefore(
-  c: Collections,
+async function readAndBuild(
+  c: ChargeCollections,
   session: ClientSession,
   fresh: readonly ChargeRequest[],
-): Promise<{ balances: Map<string, bigint>; updated: boolean }> {
+  hints: HeadHints | undefined,
+): Promise<{ built: Built; balancesApplied: boolean; headsApplied: boolean }> {
   const costs = new Map<string, bigint>();
-  for (const r of fresh) costs.set(r.accountId, (costs.get(r.accountId) ?? 0n) + r.cost);
-  const balances = new Map<string, bigint>();
+  let overLimit = 0n;
+  for (const r of fresh) {
+    costs.set(r.accountId, (costs.get(r.accountId) ?? 0n) + r.cost);
+    overLimit += r.overLimit ?? 0n;
+  }
   if (costs.size > UPDATE_EACH_ACCOUNT_UP_TO) {
-    const accounts = await c.accounts.find({ _id: { $in: [...costs.keys()] } }, { session, projection: { balance: 1 } }).toArray();
-    for (const a of accounts as Array<Pick<AccountDoc, '_id' | 'balance'>>) balances.set(a._id, a.balance);
-    return { balances, updated: false };
+    const accounts = (await c.accounts.find({ _id: { $in: [...costs.keys()] } }, { session, projection: PROJECTION }).toArray()) as AccountRead[];
+    const built = build(fresh, new Map(accounts.map((a) => [a._id, a.balance])), new Map(accounts.map((a) => [a._id, a.ledger_head])));
+    return { built, balancesApplied: false, headsApplied: false };
   }
-  for (const [id, total] of costs) {
-    const before = await c.accounts.findOneAndUpdate({ _id: id }, floorUpdate(total), {
-      session,
-      returnDocument: 'before',
-      projection: { balance: 1 },
-    });
-    if (before) balances.set(id, before.balance);
-  }
-  return { balances, updated: true };
+  const [[id, total]] = [...costs] as [[string, bigint]];
+  const hint = hints?.get(id);
+  // Built as if the balance covers the batch, after the hinted head: right in the common case.
+  const guess = hint ? build(fresh, new Map([[id, total]]), new Map([[id, hint]])) : undefined;
+  const head = guess?.heads.get(id);
+  const update = floorUpdate(total, overLimit, hint && head ? { prev: hint.hash, head } : undefined);
+  const before = (await c.accounts.findOneAndUpdate({ _id: id }, update, { session, returnDocument: 'before', projection: PROJECTION })) as AccountRead | null;
+  if (!before) throw new Error(`charge for unknown account ${id}`);
+  if (guess && hint && before.balance >= total && before.ledger_head?.hash === hint.hash) return { built: guess, balancesApplied: true, headsApplied: true };
+  return { built: build(fresh, new Map([[id, before.balance]]), new Map([[id, before.ledger_head]])), balancesApplied: true, headsApplied: false };
 }
 
 /**
  * Applies a batch of charges inside the caller's transaction. Request ids already in the
  * ledger are reported as duplicates and change nothing. Balances floor at zero; the part of
- * a cost a balance cannot cover is recorded as absorbed.
+ * a cost a balance cannot cover is recorded as absorbed. Each new entry is linked into its
+ * account's hash chain after the head read from the account document, and the new head is
+ * written back in the same transaction (`hints`: the heads this process expects, see
+ * `readAndBuild`).
  *
  * With `on-conflict` the ledger is not read first (replays are rare, and a read is a round
  * trip every commit waits for): an id already there fails the entry insert with a duplicate
@@ -168,10 +189,11 @@ async function balancesBefore(
  * batch again with `read-first`.
  */
 export async function applyCharges(
-  c: Collections,
+  c: ChargeCollections,
   session: ClientSession,
   requests: readonly ChargeRequest[],
   check: DuplicateCheck = 'read-first',
+  hints?: HeadHints,
 ): Promise<Map<string, ChargeOutcome>> {
   const outcomes = new Map<string, ChargeOutcome>();
   if (check === 'read-first') {
@@ -184,41 +206,16 @@ export async function applyCharges(
   const fresh = requests.filter((r) => !seen.has(r.requestId) && seen.add(r.requestId));
   if (fresh.length === 0) return outcomes;
 
-  const { balances, updated } = await balancesBefore(c, session, fresh);
-  const entries: LedgerDoc[] = [];
-  const totals = new BatchTotals();
-  for (const r of fresh) {
-    const balance = balances.get(r.accountId);
-    if (balance === undefined) throw new Error(`charge for unknown account ${r.accountId}`);
-    const charged = minBig(r.cost, maxBig(balance, 0n));
-    const absorbed = r.cost - charged;
-    balances.set(r.accountId, balance - charged);
-    const entry: LedgerDoc = {
-      _id: r.requestId,
-      account_id: r.accountId,
-      kind: 'charge',
-      credit: 0n,
-      cost: r.cost,
-      charged,
-      absorbed,
-      key_id: r.keyId,
-      model: r.model,
-      reference: null,
-      units: r.units ?? null,
-      created_at: r.at,
-    };
-    entries.push(entry);
-    outcomes.set(r.requestId, outcomeOf(entry, false));
-    totals.add(r, charged, absorbed);
-  }
+  const { built, balancesApplied, headsApplied } = await readAndBuild(c, session, fresh, hints);
   try {
-    await c.ledger.insertMany(entries, { session, ordered: true });
+    await c.ledger.insertMany(built.entries, { session, ordered: true });
   } catch (err) {
     if (check === 'on-conflict' && (err as { code?: unknown }).code === 11000) throw new AlreadyCharged();
     throw err;
   }
-  if (!updated) await c.accounts.bulkWrite(totals.accountOps(), { session, ordered: false });
-  await c.keys.bulkWrite(totals.keyOps(), { session, ordered: false });
-  await c.keySpend.bulkWrite(totals.spendOps(), { session, ordered: false });
+  if (!headsApplied) await c.accounts.bulkWrite(built.totals.accountOps(built.heads, balancesApplied), { session, ordered: false });
+  await c.keys.bulkWrite(built.totals.keyOps(), { session, ordered: false });
+  await c.keySpend.bulkWrite(built.totals.spendOps(), { session, ordered: false });
+  for (const [id, outcome] of built.outcomes) outcomes.set(id, outcome);
   return outcomes;
 }

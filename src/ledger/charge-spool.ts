@@ -1,9 +1,11 @@
+import type { CostLineWire } from '../billing/pricing.js';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ChargeRequest } from './apply-charges.js';
+import { lockSegment, type SegmentLock } from './spool-lock.js';
 
 /** A file of spooled charges and what it holds. */
 export interface SpoolSegment {
@@ -18,26 +20,35 @@ interface Line {
   model: string;
   cost: string;
   units?: Record<string, number>;
+  overLimit?: string;
+  lines?: CostLineWire[];
+  priceVersion?: string;
   at: string;
 }
 
-const FILE = /^spool-(\d+)-[0-9a-f]+\.jsonl$/;
+/** Spool files: `spool-<instance>-<segment>.jsonl` (older versions put a pid first). */
+const FILE = /^spool-[0-9a-z]+-[0-9a-f]+\.jsonl$/;
+const LOCK_DIR = /^(spool-[0-9a-z]+-[0-9a-f]+\.jsonl)\.lock$/;
 
-/**
- * Spool files written or adopted by this process. A file with this process's pid that is not
- * here was left by an earlier process with the same pid (a restarted container is pid 1 again).
- */
-const OWNED = new Set<string>();
+/** How long a spool file's owner may go without refreshing its lock before others adopt it. */
+export const SPOOL_LEASE_MS = 10_000;
 
 function toLine(r: ChargeRequest): string {
   const line: Line = { requestId: r.requestId, accountId: r.accountId, keyId: r.keyId, model: r.model, cost: r.cost.toString(), at: r.at.toISOString() };
   if (r.units) line.units = r.units;
+  if (r.overLimit !== undefined && r.overLimit > 0n) line.overLimit = r.overLimit.toString();
+  if (r.lines !== undefined) line.lines = r.lines;
+  if (r.priceVersion !== undefined) line.priceVersion = r.priceVersion;
   return `${JSON.stringify(line)}\n`;
 }
 
 function fromLine(text: string): ChargeRequest {
   const l = JSON.parse(text) as Line;
-  return { requestId: l.requestId, accountId: l.accountId, keyId: l.keyId, model: l.model, cost: BigInt(l.cost), units: l.units, at: new Date(l.at) };
+  const request: ChargeRequest = { requestId: l.requestId, accountId: l.accountId, keyId: l.keyId, model: l.model, cost: BigInt(l.cost), units: l.units, at: new Date(l.at) };
+  if (l.overLimit !== undefined) request.overLimit = BigInt(l.overLimit);
+  if (l.lines !== undefined) request.lines = l.lines;
+  if (l.priceVersion !== undefined) request.priceVersion = l.priceVersion;
+  return request;
 }
 
 /** A torn last line is a charge whose append never resolved: its request reported no cost. */
@@ -50,30 +61,28 @@ function parseOrSkip(text: string): ChargeRequest[] {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * A local append-only spool of charges that could not reach MongoDB. Each append is written
  * and fsync'd before it resolves, so a spooled charge survives a crash of the process (and
  * of the machine, as far as its disk keeps fsync'd data). Appends go to the open segment;
  * the drainer seals segments and deletes each file once all its charges are committed.
- * Segments left by a process that died are adopted by a live process (at start and now and then).
+ * Every file is held under an exclusive lock with a heartbeat (see lockSegment), by a random
+ * instance id rather than a pid, so a live owner's file is never adopted, whatever the pid
+ * namespace; segments of a process that died (its lock went stale) are adopted by a live
+ * process (at start and now and then).
  */
 export class ChargeSpool {
   private open: { file: string; handle: fs.FileHandle; charges: ChargeRequest[] } | undefined;
   private readonly sealed: SpoolSegment[] = [];
   private chain: Promise<unknown> = Promise.resolve();
+  /** Files this process holds the lock of. */
+  private readonly owned = new Map<string, SegmentLock>();
+  private readonly instance = randomBytes(6).toString('hex');
 
   constructor(
     private dir: string,
     private readonly log: Logger,
+    private readonly leaseMs = SPOOL_LEASE_MS,
   ) {}
 
   /**
@@ -134,10 +143,13 @@ export class ChargeSpool {
   /** Forgets a segment whose charges are all committed. */
   async done(segment: SpoolSegment): Promise<void> {
     await fs.rm(segment.file, { force: true });
-    OWNED.delete(segment.file);
+    // The lock goes after the file, so nobody can adopt a file whose charges are committed.
+    await this.owned.get(segment.file)?.release();
+    this.owned.delete(segment.file);
     const i = this.sealed.indexOf(segment);
     if (i >= 0) this.sealed.splice(i, 1);
   }
+
 
   /**
    * Keeps a charge that MongoDB refuses for good (e.g. its account was deleted) in
@@ -154,7 +166,11 @@ export class ChargeSpool {
   }
 
   private async newSegment(): Promise<{ file: string; handle: fs.FileHandle; charges: ChargeRequest[] }> {
-    const file = this.ownFile();
+    const file = path.join(this.dir, `spool-${this.instance}-${randomBytes(6).toString('hex')}.jsonl`);
+    // Locked before it exists, so no other process can see it unowned.
+    const lock = await this.lock(file);
+    if (!lock) throw new Error(`spool file ${file} is locked by another process`);
+    this.owned.set(file, lock);
     const handle = await fs.open(file, 'a');
     // The new file's name must be durable too, or a crash could lose the whole segment.
     const dir = await fs.open(this.dir, 'r');
@@ -163,29 +179,63 @@ export class ChargeSpool {
     return this.open;
   }
 
-  private ownFile(): string {
-    const file = path.join(this.dir, `spool-${process.pid}-${randomBytes(6).toString('hex')}.jsonl`);
-    OWNED.add(file);
-    return file;
+  private lock(file: string): Promise<SegmentLock | undefined> {
+    return lockSegment(file, this.leaseMs, (err) => this.lost(file, err));
+  }
+
+  /**
+   * This process's lock on a file was taken over (it was frozen longer than the lease): the
+   * file may be adopted by another process, so its charges, still known here, are spooled again
+   * in a new segment. A charge committed twice is recorded once (commits are idempotent by
+   * request id), whereas a charge appended to a file someone else already drained would be lost.
+   */
+  private lost(file: string, err: Error): void {
+    this.log.error({ err }, 'lost the lock of a charge spool file; spooling its charges again');
+    this.owned.delete(file);
+    const charges: ChargeRequest[] = [];
+    this.chain = this.chain.then(async () => {
+      if (this.open?.file === file) {
+        charges.push(...this.open.charges);
+        await this.open.handle.close().catch(() => undefined);
+        this.open = undefined;
+      }
+      const i = this.sealed.findIndex((s) => s.file === file);
+      if (i >= 0) charges.push(...(this.sealed.splice(i, 1)[0]?.charges ?? []));
+    });
+    void this.chain.then(() => Promise.all(charges.map((c) => this.append(c)))).catch((e: unknown) => this.log.error({ err: e }, 're-spooling charges failed'));
   }
 
   private async adoptOrphans(): Promise<void> {
-    for (const name of await fs.readdir(this.dir)) {
-      const match = FILE.exec(name);
-      if (!match || OWNED.has(path.join(this.dir, name))) continue;
-      const pid = Number(match[1]);
-      if (pid !== process.pid && alive(pid)) continue;
-      // Renaming claims the segment: of several processes starting at once, one wins.
-      const file = this.ownFile();
-      try {
-        await fs.rename(path.join(this.dir, name), file);
-      } catch {
+    const names = await fs.readdir(this.dir);
+    for (const name of names) {
+      const file = path.join(this.dir, name);
+      if (!FILE.test(name) || this.owned.has(file)) continue;
+      // Locked by a live process (whatever its pid): not ours to take.
+      const lock = await this.lock(file);
+      if (!lock) continue;
+      this.owned.set(file, lock);
+      const text = await fs.readFile(file, 'utf8').catch(() => undefined);
+      if (text === undefined) {
+        // Committed and deleted by its owner just before it let go.
+        this.owned.delete(file);
+        await lock.release();
         continue;
       }
-      const text = await fs.readFile(file, 'utf8');
       const charges = text.split('\n').flatMap(parseOrSkip);
       this.sealed.push({ file, charges });
       this.log.warn({ charges: charges.length }, 'adopted spooled charges of a process that stopped');
+    }
+    await this.dropLeftoverLocks(names);
+  }
+
+  /** Lock folders whose file is gone (an owner died between deleting it and unlocking). */
+  private async dropLeftoverLocks(names: readonly string[]): Promise<void> {
+    const present = new Set(names);
+    for (const name of names) {
+      const file = LOCK_DIR.exec(name)?.[1];
+      if (!file || present.has(file)) continue;
+      const lock = await this.lock(path.join(this.dir, file));
+      await lock?.release();
     }
   }
 }

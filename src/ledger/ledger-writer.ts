@@ -1,13 +1,19 @@
 import type { ClientSession, MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
-import type { Collections } from '../db/collections.js';
 import type { LedgerDoc } from './ledger-types.js';
 import { AlreadyCharged, applyCharges, type ChargeOutcome, type ChargeRequest, type DuplicateCheck } from './apply-charges.js';
 import { BatchLanes, lanesOf } from './batch-lanes.js';
+import type { ChainHead } from './ledger-chain.js';
 import type { LedgerWriterObserver, LedgerBatch } from './ledger-observer.js';
+import type { AccountCollections } from '../accounts/account-collection.js';
+import type { KeyCollections } from '../keys/key-collections.js';
+import type { LedgerCollections } from './ledger-collection.js';
 
 export type { ChargeOutcome, ChargeRequest } from './apply-charges.js';
 export type { LedgerBatch, LedgerWriterObserver } from './ledger-observer.js';
+
+/** Most accounts whose chain head a writer remembers. */
+const MAX_HEAD_HINTS = 100_000;
 
 interface Pending {
   request: ChargeRequest;
@@ -46,6 +52,8 @@ export class LedgerWriter {
   private timer: NodeJS.Timeout | undefined;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly lanes = new BatchLanes();
+  /** Chain heads this writer committed last, per account (a hint; MongoDB checks it). */
+  private readonly heads = new Map<string, ChainHead>();
   private committing = 0;
   private readonly maxBatch: number;
   private readonly maxDelayMs: number;
@@ -54,7 +62,7 @@ export class LedgerWriter {
 
   constructor(
     private readonly client: MongoClient,
-    private readonly c: Collections,
+    private readonly c: AccountCollections & KeyCollections & LedgerCollections,
     private readonly log: Logger,
     options: LedgerWriterOptions = {},
   ) {
@@ -149,6 +157,7 @@ export class LedgerWriter {
     const started = performance.now();
     try {
       const outcomes = await this.transact(session, batch.map((p) => p.request));
+      this.rememberHeads(batch, outcomes);
       this.notify(() => this.observer?.batchFinished?.(info, (performance.now() - started) / 1000, true));
       for (const p of batch) {
         const outcome = outcomes.get(p.request.requestId);
@@ -177,7 +186,7 @@ export class LedgerWriter {
       try {
         await session.withTransaction(
           async () => {
-            outcomes = await applyCharges(this.c, session, requests, check);
+            outcomes = await applyCharges(this.c, session, requests, check, this.heads);
           },
           { writeConcern: { w: 'majority', journal: true } },
         );
@@ -186,6 +195,16 @@ export class LedgerWriter {
         if (!(err instanceof AlreadyCharged) || check === 'read-first') throw err;
         check = 'read-first';
       }
+    }
+  }
+
+  /** Keeps the last chain link each account got from this batch, for the next batch's guess. */
+  private rememberHeads(batch: readonly Pending[], outcomes: ReadonlyMap<string, ChargeOutcome>): void {
+    // Bounded: a forgotten hint only costs its account one round trip on its next batch.
+    if (this.heads.size > MAX_HEAD_HINTS) this.heads.clear();
+    for (const p of batch) {
+      const o = outcomes.get(p.request.requestId);
+      if (o && !o.duplicate && o.seq !== undefined && o.hash !== undefined) this.heads.set(p.request.accountId, { seq: o.seq, hash: o.hash });
     }
   }
 
@@ -200,6 +219,6 @@ export class LedgerWriter {
 }
 
 /** Reads one charge back (e.g. to confirm idempotency in tests and tools). */
-export function findCharge(c: Collections, requestId: string): Promise<LedgerDoc | null> {
+export function findCharge(c: LedgerCollections, requestId: string): Promise<LedgerDoc | null> {
   return c.ledger.findOne({ _id: requestId });
 }

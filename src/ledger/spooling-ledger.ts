@@ -120,7 +120,10 @@ export class SpoolingLedger {
     await this.spool.append(request);
     this.log.warn({ request_id: request.requestId }, 'MongoDB unreachable: charge spooled until it returns');
     // Provisional: the balance covers it (the hold did); the commit records any absorption.
-    return { cost: request.cost, charged: request.cost, absorbed: 0n, duplicate: false };
+    const outcome: ChargeOutcome = { cost: request.cost, charged: request.cost, absorbed: 0n, duplicate: false };
+    if (request.lines !== undefined) outcome.lines = request.lines;
+    if (request.priceVersion !== undefined) outcome.priceVersion = request.priceVersion;
+    return outcome;
   }
 
   private async tick(): Promise<void> {

@@ -1,24 +1,52 @@
 import { dayPeriod, monthPeriod } from '../billing/periods.js';
+import { keySlot } from '../redis/key-slot.js';
 
 /**
  * Redis key names of admission state. Everything about one account shares the hash tag
  * `{acct_…}`, so each admission script touches a single cluster slot. Names carry the Redis
- * generation (see RedisEpoch): after Redis lost or rewound data a new generation starts, so
- * stale mirrors and holds from a snapshot are never read again.
+ * generation of the shard that holds them (see RedisEpoch): after a Redis server lost or
+ * rewound data a new generation starts for the accounts it serves, so their stale mirrors and
+ * holds from a snapshot are never read again.
  */
 export class AdmissionKeys {
-  /** Current generation; set by RedisEpoch once verified against the server. */
+  /** Generation of every slot without one of its own (a single Redis: all of them). */
   generation = '0';
+  /** Generations of cluster slots, set per shard by RedisEpoch once verified. */
+  private readonly bySlot = new Map<number, string>();
 
   constructor(private readonly prefix: string) {}
 
-  /** The epoch record: HASH gen, run_id (one per deployment, outside any account slot). */
-  epoch(): string {
-    return `${this.prefix}:adm:epoch`;
+  /** The generation an account's keys carry now. */
+  generationOf(accountId: string): string {
+    return this.bySlot.get(accountSlot(accountId)) ?? this.generation;
+  }
+
+  /** Sets the generation of some slots (a cluster shard), or of all of them. */
+  setGeneration(slots: readonly number[] | undefined, generation: string): void {
+    if (slots === undefined) {
+      this.generation = generation;
+      this.bySlot.clear();
+      return;
+    }
+    for (const slot of slots) this.bySlot.set(slot, generation);
+  }
+
+  /** The generation of a shard (its lowest slot's), or the common one. */
+  generationOfSlots(slots: readonly number[] | undefined): string {
+    const first = slots?.[0];
+    return (first === undefined ? undefined : this.bySlot.get(first)) ?? this.generation;
+  }
+
+  /**
+   * The epoch record of a shard: HASH gen, run_id (the server's data identity), since. It
+   * lives on the shard it describes (its hash tag maps there); a single Redis has one.
+   */
+  epoch(shardTag = ''): string {
+    return shardTag === '' ? `${this.prefix}:adm:epoch` : `${this.prefix}:adm:epoch:{${shardTag}}`;
   }
 
   private scope(accountId: string): string {
-    return `${this.prefix}:adm:${this.generation}:{${accountId}}`;
+    return `${this.prefix}:adm:${this.generationOf(accountId)}:{${accountId}}`;
   }
 
   /** Balance mirror of an account, nano-USD. */
@@ -108,4 +136,9 @@ export class AdmissionKeys {
   balanceResync(accountId: string): string {
     return `${this.scope(accountId)}:balsync`;
   }
+}
+
+/** The hash slot of an account's admission keys (their hash tag is the account id). */
+export function accountSlot(accountId: string): number {
+  return keySlot(`{${accountId}}`);
 }

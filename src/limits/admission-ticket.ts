@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { BilledUnits } from '../billing/pricing.js';
+import { costLinesWire, priceUnits, type BilledUnits } from '../billing/pricing.js';
 import type { Clock } from '../billing/periods.js';
 import type { CatalogModel } from '../catalog/model-types.js';
 import type { KeyDoc } from '../keys/key-types.js';
@@ -7,6 +7,7 @@ import type { ChargeOutcome, ChargeRequest } from '../ledger/ledger-writer.js';
 import type { Redis } from '../redis/redis.js';
 import type { AdmissionKeys } from './admission-keys.js';
 import { runScript } from './lua-commands.js';
+import { SCRIPT_KEYS } from './script-keys.js';
 import type { AdmissionTicket } from './admission-types.js';
 import type { LeaseRefresher } from './lease-refresher.js';
 
@@ -22,7 +23,7 @@ export interface TicketContext {
   readonly log: Logger;
   readonly refresher: LeaseRefresher;
   /** Verifies the Redis generation, so freeing a hold finds it where it was re-placed. */
-  readonly epoch?: { ready(): Promise<void> };
+  readonly epoch?: { ready(accountId?: string): Promise<void> };
   /** How long a charge settled while its mirror was missing waits for the rebuild to count it. */
   readonly unappliedTtlMs: number;
 }
@@ -50,9 +51,9 @@ export class RedisAdmissionTicket implements AdmissionTicket {
     private readonly model: CatalogModel,
   ) {}
 
-  settle(cost: bigint, units: BilledUnits): Promise<ChargeOutcome> {
+  settle(cost: bigint, units: BilledUnits, priced?: CatalogModel): Promise<ChargeOutcome> {
     if (!this.settlement) {
-      this.settlement = this.charge(cost, units).catch((err: unknown) => {
+      this.settlement = this.charge(cost, units, priced ?? this.model).catch((err: unknown) => {
         // Nothing was charged: a later settle may try again (the ledger dedupes by id).
         this.settlement = undefined;
         throw err;
@@ -67,8 +68,13 @@ export class RedisAdmissionTicket implements AdmissionTicket {
     await this.finish(charged ?? null, this.ctx.clock());
   }
 
-  private async charge(cost: bigint, units: BilledUnits): Promise<ChargeOutcome> {
+  /**
+   * Charges at most the hold: a metered cost above it (an upstream reporting more than the
+   * request could use) is billed at the hold and the excess recorded as absorbed.
+   */
+  private async charge(metered: bigint, units: BilledUnits, priced: CatalogModel): Promise<ChargeOutcome> {
     const at = this.ctx.clock();
+    const cost = metered > this.held ? this.held : metered;
     let outcome: ChargeOutcome;
     try {
       outcome = await this.ctx.ledger.charge({
@@ -77,7 +83,10 @@ export class RedisAdmissionTicket implements AdmissionTicket {
         keyId: this.key._id,
         model: this.model.id,
         cost,
+        ...(metered > cost ? { overLimit: metered - cost } : {}),
         units: definedUnits(units),
+        lines: costLinesWire(priceUnits(priced, units).lines),
+        priceVersion: priced.priceVersion,
         at,
       });
     } catch (err) {
@@ -106,25 +115,11 @@ export class RedisAdmissionTicket implements AdmissionTicket {
     const caps = this.key.limits.spend_cap ?? {};
     const tracked = ['1', caps.lifetime, caps.day, caps.month].map((c) => (c === undefined ? '0' : '1'));
     try {
-      await this.ctx.epoch?.ready();
-      const balance = keys.balance(accountId);
-      const spend = [keys.spendLifetime(accountId, keyId), keys.spendDay(accountId, keyId, at), keys.spendMonth(accountId, keyId, at)];
-      const mirrors = [balance, ...spend];
+      await this.ctx.epoch?.ready(accountId);
       await runScript(
         this.ctx.redis,
         'finish',
-        [
-          balance,
-          keys.holds(accountId),
-          keys.holdInfo(accountId),
-          keys.heldTotal(accountId),
-          keys.keyHeld(accountId),
-          keys.streams(accountId, keyId),
-          ...spend,
-          keys.applied(accountId, this.requestId),
-          ...mirrors.map((m) => keys.unapplied(m)),
-          ...mirrors.map((m) => keys.baked(m)),
-        ],
+        SCRIPT_KEYS.finish(keys, { accountId, keyId, requestId: this.requestId, at }),
         [this.requestId, charged, cost, APPLIED_TTL_MS, at.getTime(), this.ctx.unappliedTtlMs, ...tracked],
       );
     } catch (err) {

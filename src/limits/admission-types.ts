@@ -1,18 +1,10 @@
 import type { CatalogModel } from '../catalog/model-types.js';
 import type { KeyDoc } from '../keys/key-types.js';
 import type { ChargeOutcome } from '../ledger/ledger-writer.js';
-import type { BilledUnits } from '../billing/pricing.js';
+import type { BilledUnits, CostLineWire } from '../billing/pricing.js';
+import type { TokenSource } from '../billing/token-source.js';
 import type { DeferredRate, RateReport } from './deferred-rate.js';
-
-/** Rate-limit figures for the `X-RateLimit-*` headers. */
-export interface RateInfo {
-  limit: number;
-  remaining: number;
-  /** Unix seconds when the current window resets. */
-  resetAt: number;
-  /** True when no request-rate limit applies to the key (no headers are sent then). */
-  unlimited?: boolean;
-}
+import type { RateInfo } from './rate-info.js';
 
 /** A request asking to be admitted, after auth, RPM, validation and model resolution. */
 export interface AdmissionRequest {
@@ -23,10 +15,19 @@ export interface AdmissionRequest {
   estimate: bigint;
   /** Says what would fit into a room of nano-USD, for the refusal message. */
   fit?: (room: bigint) => string;
+  /** The units `estimate` prices (for the quote a `max_cost_exceeded` refusal carries). */
+  worstUnits?: BilledUnits;
+  /** The lines of `estimate` when they are not `worstUnits` at list prices (a chat hold). */
+  worstLines?: CostLineWire[];
   /** Streams take a concurrent-stream slot. */
   stream: boolean;
   /** The request's RPM check when still pending: admission runs it first, in the same script. */
   rate?: DeferredRate;
+}
+
+/** What a settle knows beyond the units, for the request's record and receipt. */
+export interface SettleDetail {
+  tokenSource: TokenSource;
 }
 
 /** An admitted request: holds money (and maybe a stream slot) until settled or released. */
@@ -37,8 +38,11 @@ export interface AdmissionTicket {
   /**
    * Charges the actual cost durably (ledger, idempotent by request id), then frees the hold
    * and the slot. Resolves after the charge is durable, so callers report cost only after it.
+   * `priced` is the catalog entry as the route that answered prices it (its lines and price
+   * version go to the ledger); absent, the entry the request was admitted with. `detail`
+   * tells the request's record where the counts came from.
    */
-  settle(cost: bigint, units: BilledUnits): Promise<ChargeOutcome>;
+  settle(cost: bigint, units: BilledUnits, priced?: CatalogModel, detail?: SettleDetail): Promise<ChargeOutcome>;
   /**
    * Frees the hold and slot without charging here: either nothing is owed, or the charge was
    * made elsewhere (a worker) and `charged` tells admission state what left the balance.

@@ -1,4 +1,4 @@
-import type { RateInfo } from './admission-types.js';
+import type { RateInfo } from './rate-info.js';
 import { rateInfoOf } from './rate-check.js';
 
 /** Receives a request's rate figures (undefined: none to show), e.g. to set `X-RateLimit-*`. */

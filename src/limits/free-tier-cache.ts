@@ -1,5 +1,5 @@
-import type { Collections } from '../db/collections.js';
 import { ReadThroughCache } from '../util/read-through-cache.js';
+import type { AccountCollections } from '../accounts/account-collection.js';
 
 /**
  * Whether an account is on the free tier, cached per process for a short time. The flag only
@@ -10,7 +10,7 @@ export class FreeTierCache {
   private readonly flags: ReadThroughCache<string, boolean>;
 
   constructor(
-    c: Collections,
+    c: AccountCollections,
     ttlMs = 5_000,
     // While MongoDB is down no top-up can land, so the last answer stays the truth.
     store: { readonly writable: boolean } = { writable: true },

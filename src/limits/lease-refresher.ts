@@ -1,11 +1,13 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../billing/periods.js';
+import { keySlot } from '../redis/key-slot.js';
 import type { Redis } from '../redis/redis.js';
 import type { AdmissionKeys } from './admission-keys.js';
 import { runScript } from './lua-commands.js';
+import { SCRIPT_KEYS } from './script-keys.js';
 
-/** Longest a request may keep its hold and slot alive, whatever happens to it. */
-export const MAX_LEASE_AGE_MS = 15 * 60_000;
+/** How soon leases whose refresh failed are placed again. */
+const RETRY_MS = 250;
 
 /** The hold and stream slot of one running request, kept alive while it runs. */
 export interface Lease {
@@ -38,6 +40,8 @@ export interface LeaseTimings {
 export class LeaseRefresher {
   private readonly leases = new Map<string, Lease>();
   private readonly timer: NodeJS.Timeout;
+  /** Refresh rounds in a row that failed for some lease. */
+  private failures = 0;
 
   constructor(
     private readonly redis: Redis,
@@ -54,10 +58,10 @@ export class LeaseRefresher {
    * Starts refreshing a request's entries, placed in `generation`. If a new generation started
    * meanwhile, they are placed again in it at once.
    */
-  track(lease: Lease, generation = this.keys.generation): void {
+  track(lease: Lease, generation = this.keys.generationOf(lease.accountId)): void {
     if (lease.held === 0n && !lease.stream) return;
     this.leases.set(lease.requestId, lease);
-    if (generation === this.keys.generation) return;
+    if (generation === this.keys.generationOf(lease.accountId)) return;
     this.place([lease], this.clock().getTime()).catch((err: unknown) => {
       this.log.warn({ err, request_id: lease.requestId }, 're-placing a hold in the new Redis generation failed');
     });
@@ -73,10 +77,10 @@ export class LeaseRefresher {
     return [...this.leases.keys()];
   }
 
-  /** Re-places every live hold and slot under the current generation. */
-  async replaceAll(): Promise<void> {
+  /** Re-places every live hold and slot (of the accounts `which` selects) under the current generation. */
+  async replaceAll(which: (accountId: string) => boolean = () => true): Promise<void> {
     const now = this.clock().getTime();
-    await this.place([...this.live(now)], now);
+    await this.place([...this.live(now)].filter((l) => which(l.accountId)), now);
   }
 
   private async place(leases: readonly Lease[], now: number): Promise<void> {
@@ -87,7 +91,7 @@ export class LeaseRefresher {
         runScript(
           this.redis,
           'place',
-          [k.holds(l.accountId), k.holdInfo(l.accountId), k.heldTotal(l.accountId), k.keyHeld(l.accountId), k.streams(l.accountId, l.keyId)],
+          SCRIPT_KEYS.place(k, { accountId: l.accountId, keyId: l.keyId, requestId: l.requestId, at: new Date(now) }),
           [l.requestId, l.held.toString(), l.keyId, now + t.holdTtlMs, l.stream ? now + t.streamTtlMs : -1, t.containerTtlMs],
         ),
       ),
@@ -114,10 +118,31 @@ export class LeaseRefresher {
   private async refresh(): Promise<void> {
     if (this.leases.size === 0) return;
     const now = this.clock().getTime();
+    const groups = new Map<number, Lease[]>();
+    for (const l of this.live(now)) {
+      const slot = keySlot(this.keys.holds(l.accountId));
+      groups.set(slot, [...(groups.get(slot) ?? []), l]);
+    }
+    // One pipeline per hash slot: on a cluster a pipeline must stay within one slot.
+    const failed = (await Promise.all([...groups.values()].map((g) => this.refreshGroup(g, now)))).flat();
+    if (failed.length === 0) {
+      this.failures = 0;
+      return;
+    }
+    this.failures++;
+    this.log.warn({ leases: failed.length, attempt: this.failures }, 'refreshing admission leases failed; placing them again shortly');
+    // A hold whose refresh failed may lapse before the next tick: retry soon, with PLACE, which
+    // also puts back an entry that expired or moved to a replica that never had it.
+    const retry = setTimeout(() => void this.place(failed, this.clock().getTime()).catch(() => undefined), RETRY_MS);
+    retry.unref();
+  }
+
+  /** Extends one slot's leases; returns those whose refresh did not succeed. */
+  private async refreshGroup(leases: readonly Lease[], now: number): Promise<Lease[]> {
     const k = this.keys;
     const t = this.timings;
     const pipeline = this.redis.pipeline();
-    for (const l of this.live(now)) {
+    for (const l of leases) {
       // XX: never resurrect an entry that was freed or lost; a new generation re-places them.
       if (l.held > 0n) {
         pipeline.zadd(k.holds(l.accountId), 'XX', now + t.holdTtlMs, l.requestId);
@@ -129,9 +154,10 @@ export class LeaseRefresher {
       }
     }
     try {
-      await pipeline.exec();
-    } catch (err) {
-      this.log.warn({ err }, 'refreshing admission leases failed; will retry');
+      const replies = await pipeline.exec();
+      return replies?.some(([err]) => err !== null) ? [...leases] : [];
+    } catch {
+      return [...leases];
     }
   }
 }

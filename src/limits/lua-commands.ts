@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../config/package-root.js';
+import { assertOneSlot } from '../redis/key-slot.js';
 import type { Redis } from '../redis/redis.js';
 
 /** The admission scripts, by name: `src/limits/lua/<name>-<number of keys>.lua`. */
@@ -53,14 +54,21 @@ export function defineScripts(redis: Redis): void {
   registered.add(redis);
 }
 
+/** Every script's name and number of keys (for checks over all of them). */
+export function scriptDefinitions(): ReadonlyMap<string, { readonly numberOfKeys: number; readonly lua: string }> {
+  definitions ??= loadDefinitions();
+  return definitions;
+}
+
 type ScriptCommand = (...args: Array<string | number>) => Promise<unknown>;
 
-/** Runs a script atomically with the given keys and arguments. */
+/** Runs a script atomically with the given keys (all in one cluster slot) and arguments. */
 export function runScript(redis: Redis, name: ScriptName, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
   defineScripts(redis);
   const d = definitions?.get(name);
   if (!d) throw new Error(`no Lua script ${name} in ${LUA_DIR}`);
   if (keys.length !== d.numberOfKeys) throw new Error(`Lua script ${name} takes ${d.numberOfKeys} keys, got ${keys.length}`);
+  assertOneSlot(`Lua script ${name}`, keys);
   const command = (redis as unknown as Record<string, ScriptCommand>)[d.command];
   if (!command) throw new Error(`Lua script ${name} is not registered`);
   return command.call(redis, ...keys, ...args);

@@ -1,6 +1,8 @@
 import type { MongoClient } from 'mongodb';
 import { dayPeriod, monthPeriod } from '../billing/periods.js';
-import type { Collections } from '../db/collections.js';
+import type { AccountCollections } from '../accounts/account-collection.js';
+import type { KeyCollections } from '../keys/key-collections.js';
+import type { LedgerCollections } from '../ledger/ledger-collection.js';
 
 /** A mirror the admission script found missing. */
 export type MirrorName = 'balance' | 'lifetime' | 'day' | 'month';
@@ -29,7 +31,7 @@ export interface SnapshotQuery {
  * Reads mirror figures together with the ids of the charges they already contain, in one
  * snapshot transaction: a charge is either in both the figures and the ids, or in neither.
  */
-export async function readMirrorSnapshot(client: MongoClient, c: Collections, q: SnapshotQuery): Promise<MirrorSnapshot> {
+export async function readMirrorSnapshot(client: MongoClient, c: AccountCollections & KeyCollections & LedgerCollections, q: SnapshotQuery): Promise<MirrorSnapshot> {
   const session = client.startSession();
   try {
     // A plain read-only transaction, not withTransaction: no retry loop that could stall
@@ -49,7 +51,7 @@ export async function readMirrorSnapshot(client: MongoClient, c: Collections, q:
 
 type Session = ReturnType<MongoClient['startSession']>;
 
-async function readFigure(c: Collections, name: MirrorName, q: SnapshotQuery, session: Session): Promise<bigint> {
+async function readFigure(c: AccountCollections & KeyCollections & LedgerCollections, name: MirrorName, q: SnapshotQuery, session: Session): Promise<bigint> {
   switch (name) {
     case 'balance': {
       const account = await c.accounts.findOne({ _id: q.accountId }, { session, projection: { balance: 1 } });
@@ -66,7 +68,7 @@ async function readFigure(c: Collections, name: MirrorName, q: SnapshotQuery, se
   }
 }
 
-async function readPeriod(c: Collections, id: string, session: Session): Promise<bigint> {
+async function readPeriod(c: AccountCollections & KeyCollections & LedgerCollections, id: string, session: Session): Promise<bigint> {
   const doc = await c.keySpend.findOne({ _id: id }, { session, projection: { amount: 1 } });
   return doc?.amount ?? 0n;
 }

@@ -1,9 +1,12 @@
 import type { MongoClient } from 'mongodb';
-import type { Collections } from '../db/collections.js';
 import type { Redis } from '../redis/redis.js';
 import type { AdmissionKeys } from './admission-keys.js';
 import { readMirrorSnapshot, type MirrorName } from './mirror-snapshot.js';
 import { runScript } from './lua-commands.js';
+import type { AccountCollections } from '../accounts/account-collection.js';
+import type { KeyCollections } from '../keys/key-collections.js';
+import type { LedgerCollections } from '../ledger/ledger-collection.js';
+import { mirrorScriptKeys } from './script-keys.js';
 
 export type { MirrorName } from './mirror-snapshot.js';
 
@@ -18,7 +21,7 @@ const MAX_READS = 3;
 export interface MirrorLoaderDeps {
   readonly redis: Redis;
   readonly client: MongoClient;
-  readonly c: Collections;
+  readonly c: AccountCollections & KeyCollections & LedgerCollections;
   readonly keys: AdmissionKeys;
   /** Longest time from a charge's `created_at` to its FINISH (the hold TTL bounds it). */
   readonly settleWindowMs: number;
@@ -44,7 +47,8 @@ export class MirrorLoader {
   /** Drops an account's balance mirror; the next request rebuilds it from MongoDB. */
   async invalidateBalance(accountId: string): Promise<void> {
     const mirror = this.d.keys.balance(accountId);
-    await runScript(this.d.redis, 'invalidate-mirror', [mirror, this.d.keys.mirrorVersion(mirror)], [VERSION_TTL_MS]);
+    const [, , , version] = mirrorScriptKeys(this.d.keys, mirror);
+    await runScript(this.d.redis, 'invalidate-mirror', [mirror, version as string], [VERSION_TTL_MS]);
   }
 
   /** One MongoDB read for the given mirrors; returns those that must be read again. */
@@ -61,7 +65,7 @@ export class MirrorLoader {
       const m = mirrors[i] as string;
       const figure = snap.figures.get(name) ?? 0n;
       const args = [figure.toString(), MIRROR_TTL_MS, versions[i] ?? '0', since.getTime(), checkIds.length, ...checkIds, ...snap.chargeIds];
-      const reply = await runScript(redis, 'load-mirror', [m, keys.unapplied(m), keys.baked(m), keys.mirrorVersion(m)], args);
+      const reply = await runScript(redis, 'load-mirror', mirrorScriptKeys(keys, m), args);
       if (reply === 'stale' || reply === 'retry') again.push(name);
     }
     return again;

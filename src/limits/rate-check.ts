@@ -5,8 +5,9 @@ import type { KeyDoc } from '../keys/key-types.js';
 import type { Redis } from '../redis/redis.js';
 import type { AdmissionKeys } from './admission-keys.js';
 import { rateLimited, type RateScope } from './admission-errors.js';
-import type { RateInfo } from './admission-types.js';
+import type { RateInfo } from './rate-info.js';
 import { runScript } from './lua-commands.js';
+import { rateKeys } from './script-keys.js';
 
 /** The RPM window: any 60 s, not the calendar minute, so a burst cannot straddle two. */
 export const RATE_WINDOW_MS = 60_000;
@@ -74,7 +75,7 @@ export class RateChecker {
     const now = at.getTime();
     const dayEnd = nextDayStart(at).getTime();
     return {
-      keys: [this.keys.keyRequests(key.account_id, key._id), this.keys.accountRequests(key.account_id), this.keys.accountDay(key.account_id, at)],
+      keys: rateKeys(this.keys, { accountId: key.account_id, keyId: key._id, requestId: '', at }),
       args: [`${now}:${this.nonce}:${this.counter++}`, keyLimit, accountLimit, dayLimit, RATE_WINDOW_MS, dayEnd - now + 3_600_000],
       now,
       dayEnd,

@@ -1,22 +1,49 @@
+import type { MongoClient } from 'mongodb';
+import type { Logger } from 'pino';
+import type { AccountCollections } from '../accounts/account-collection.js';
+import type { Clock } from '../billing/periods.js';
+import type { CatalogCache } from '../catalog/catalog-cache.js';
 import type { CatalogModel } from '../catalog/model-types.js';
-import type { Deps } from '../deps.js';
+import type { Config } from '../config/config.js';
+import type { KeyCollections } from '../keys/key-collections.js';
+import type { LedgerCollections } from '../ledger/ledger-collection.js';
+import type { SpoolingLedger } from '../ledger/spooling-ledger.js';
+import type { InvalidationBus } from '../redis/invalidation-bus.js';
+import type { Redis } from '../redis/redis.js';
 import type { KeyDoc } from '../keys/key-types.js';
-import type { KeyLiveUsage } from '../http/routes/account/key-info.js';
+import type { KeyLiveUsage } from '../keys/key-info.js';
 import { chargesUnavailable } from '../ledger/spooling-ledger.js';
 import { AdmissionKeys } from './admission-keys.js';
 import { capReached, insufficientCredits, managementKey, notInAllowlist, notOnFreeTier, tooManyStreams, type CapName } from './admission-errors.js';
 import { RedisAdmissionTicket, type TicketContext } from './admission-ticket.js';
-import type { Admission, AdmissionRequest, AdmissionTicket, RateInfo } from './admission-types.js';
+import type { Admission, AdmissionRequest, AdmissionTicket } from './admission-types.js';
 import { DeferredRate, type RateReport } from './deferred-rate.js';
 import { FreeTierCache } from './free-tier-cache.js';
 import { runScript } from './lua-commands.js';
-import { LeaseRefresher, MAX_LEASE_AGE_MS } from './lease-refresher.js';
+import { LeaseRefresher } from './lease-refresher.js';
 import { MirrorLoader, type MirrorName } from './mirrors.js';
 import { RATE_WINDOW_MS, RateChecker, rateFigures, type RatePlan } from './rate-check.js';
+import type { RateInfo } from './rate-info.js';
 import { RedisEpoch } from './redis-epoch.js';
+import { SCRIPT_KEYS } from './script-keys.js';
 
-/** What admission needs from the composition root (`bus` and `catalog` are optional). */
-export type AdmissionDeps = Pick<Deps, 'redis' | 'mongo' | 'c' | 'ledger' | 'config' | 'clock' | 'log'> & Partial<Pick<Deps, 'bus' | 'catalog'>>;
+/** The ledger as admission uses it: charges on settle, and whether paid work may start. */
+export type AdmissionLedger = Pick<SpoolingLedger, 'charge' | 'canCharge' | 'writable'>;
+
+/** What admission needs from its process (`bus` and `catalog` are optional). */
+export interface AdmissionDeps {
+  readonly redis: Redis;
+  readonly mongo: { readonly client: MongoClient };
+  readonly c: AccountCollections & KeyCollections & LedgerCollections;
+  readonly ledger: AdmissionLedger;
+  readonly config: Pick<Config, 'redisPrefix' | 'freeTier' | 'holdTtlSeconds' | 'requestTiming'>;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** Account invalidations (a top-up) drop the cached free-tier flag and balance mirror. */
+  readonly bus?: Pick<InvalidationBus, 'subscribe'>;
+  /** Lists the free-tier models for the refusal message. */
+  readonly catalog?: Pick<CatalogCache, 'list'>;
+}
 
 /** How long a stream slot lives without a refresh (a crashed process frees it by then). */
 const STREAM_LEASE_MS = 60_000;
@@ -33,8 +60,10 @@ interface AdmitReply {
   readonly reply: Reply;
 }
 
-/** Rate arguments of ADMIT that check nothing (the caller checked the rate already). */
-const NO_RATE_KEYS = ['-', '-', '-'] as const;
+/**
+ * Rate arguments of ADMIT that check nothing (the caller checked the rate already). The keys
+ * are still the account's own rate keys, untouched, so every declared key shares its slot.
+ */
 const NO_RATE_ARGS = ['-', -1, -1, -1, RATE_WINDOW_MS, 0] as const;
 
 function parseReply(value: unknown): AdmitReply {
@@ -56,12 +85,17 @@ export class RedisAdmission implements Admission {
   private readonly epoch: RedisEpoch;
   private readonly ticketContext: TicketContext;
   private readonly holdTtlMs: number;
+  private readonly maxLeaseMs: number;
 
   constructor(private readonly deps: AdmissionDeps) {
     this.keys = new AdmissionKeys(deps.config.redisPrefix);
     this.tiers = new FreeTierCache(deps.c, undefined, deps.ledger);
     this.rates = new RateChecker(deps.redis, this.keys, deps.config.freeTier, deps.clock);
     this.holdTtlMs = deps.config.holdTtlSeconds * 1000;
+    // A lease outlives its request: the longest a request may run, the wait for its usage
+    // after the client left, and one hold lifetime to settle in.
+    const timing = deps.config.requestTiming;
+    this.maxLeaseMs = timing.maxRequestMs + timing.usageGraceMs + this.holdTtlMs;
     this.mirrors = new MirrorLoader({ redis: deps.redis, client: deps.mongo.client, c: deps.c, keys: this.keys, settleWindowMs: this.holdTtlMs });
     const refreshMs = Math.max(1_000, Math.min(this.holdTtlMs, STREAM_LEASE_MS) / 3);
     const containerTtlMs = Math.max(this.holdTtlMs, STREAM_LEASE_MS) * 2;
@@ -78,7 +112,7 @@ export class RedisAdmission implements Admission {
   }
 
   async checkRate(key: KeyDoc): Promise<RateInfo> {
-    await this.epoch.ready();
+    await this.epoch.ready(key.account_id);
     return this.rates.check(key, await this.tiers.isFreeTier(key.account_id));
   }
 
@@ -100,14 +134,14 @@ export class RedisAdmission implements Admission {
     // Paid work needs a charge that can commit: fail fast while MongoDB or the spool says no.
     if (!model.isFree && !this.deps.ledger.canCharge()) throw chargesUnavailable();
     // Never admit on state that may be stale: Redis may have restarted from an old snapshot.
-    await this.epoch.ready();
+    await this.epoch.ready(key.account_id);
     const shortfall = (room: string) => ({ room: BigInt(room), estimate: request.estimate, fit: request.fit });
     const at = this.deps.clock();
     const rate = await this.planRate(request, at);
     let resynced = false;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       // The generation the hold is placed in (Redis may be found rewound while the script runs).
-      const generation = this.keys.generation;
+      const generation = this.keys.generationOf(key.account_id);
       const { rate: figures, reply } = await this.runAdmit(request, at, rate?.plan);
       // The rate check ran (counted, or refused) unless mirrors were missing: then it runs again.
       if (rate?.deferred.pending && reply[0] !== 'missing') rate.deferred.settle(() => (figures.length > 0 ? this.rates.outcome(rate.plan, figures) : undefined));
@@ -137,12 +171,12 @@ export class RedisAdmission implements Admission {
 
   /** In-flight holds and recent requests of a key, for `GET /v1/key`. */
   async liveUsage(key: KeyDoc): Promise<KeyLiveUsage> {
-    await this.epoch.ready();
+    await this.epoch.ready(key.account_id);
     const k = this.keys;
     const reply = await runScript(
       this.deps.redis,
       'live',
-      [k.holds(key.account_id), k.holdInfo(key.account_id), k.heldTotal(key.account_id), k.keyHeld(key.account_id), k.keyRequests(key.account_id, key._id), k.accountRequests(key.account_id)],
+      SCRIPT_KEYS.live(k, { accountId: key.account_id, keyId: key._id, requestId: '', at: this.deps.clock() }),
       [this.deps.clock().getTime(), key._id, RATE_WINDOW_MS],
     );
     const [held, keyCount, accountCount] = Array.isArray(reply) ? reply.map(String) : [];
@@ -204,7 +238,7 @@ export class RedisAdmission implements Admission {
     const reply = await runScript(
       this.deps.redis,
       'admit',
-      [k.balance(a), k.holds(a), k.holdInfo(a), k.heldTotal(a), k.keyHeld(a), k.spendLifetime(a, key._id), k.spendDay(a, key._id, at), k.spendMonth(a, key._id, at), k.streams(a, key._id), ...(rate?.keys ?? NO_RATE_KEYS)],
+      SCRIPT_KEYS.admit(k, { accountId: a, keyId: key._id, requestId, at }),
       [now, requestId, key._id, request.estimate.toString(), model.isFree ? '0' : '1', cap(caps.lifetime), cap(caps.day), cap(caps.month), streamLimit, now + this.holdTtlMs, now + STREAM_LEASE_MS, Math.max(this.holdTtlMs, STREAM_LEASE_MS) * 2, ...(rate?.args ?? NO_RATE_ARGS)],
     );
     return parseReply(reply);
@@ -212,7 +246,7 @@ export class RedisAdmission implements Admission {
 
   private issue(request: AdmissionRequest, held: bigint, generation: string): AdmissionTicket {
     const { key, requestId } = request;
-    const deadline = this.deps.clock().getTime() + MAX_LEASE_AGE_MS;
+    const deadline = this.deps.clock().getTime() + this.maxLeaseMs;
     this.refresher.track({ requestId, accountId: key.account_id, keyId: key._id, held, stream: request.stream, deadline }, generation);
     return new RedisAdmissionTicket(this.ticketContext, requestId, held, key, request.model);
   }

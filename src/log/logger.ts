@@ -1,4 +1,5 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
+import { safeWriter } from './safe-output.js';
 
 /** Paths whose values never reach a log line (keys, tokens, credentials). */
 export const REDACT_PATHS = [
@@ -17,10 +18,19 @@ export const REDACT_PATHS = [
   'token',
   '*.token',
   'adminToken',
+  'signingKey',
+  '*.signingKey',
+  'privateKey',
+  '*.privateKey',
   'secrets',
 ];
 
-/** Builds the root logger; `destination` lets tests capture output. */
+/**
+ * Builds the root logger; `destination` lets tests capture output. By default lines go to stdout
+ * through {@link safeWriter}: a reader that went away ends logging quietly instead of crashing,
+ * looping or holding up the exit (pino's own stdout stream retries a broken pipe forever when it
+ * flushes at exit).
+ */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
     {
@@ -29,7 +39,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       serializers: { err: pino.stdSerializers.err },
     },
-    destination,
+    destination ?? safeWriter(1),
   );
 }
 

@@ -3,6 +3,7 @@ import { toUsdNumber } from '../billing/money.js';
 import { EventLoopDelayMetrics } from './event-loop-delay.js';
 import { LedgerMetrics } from './ledger-metrics.js';
 import { RequestMetrics } from './request-metrics.js';
+import { RouteMetrics } from './route-metrics.js';
 import { QueueMetrics } from './queue-metrics.js';
 
 /** What kind of upstream call a latency sample measures. */
@@ -22,12 +23,16 @@ export class Metrics {
   private readonly openStreams: Gauge;
   private readonly charges: Counter<'source'>;
   private readonly chargedUsd: Counter<'source'>;
+  private readonly unpriced: Counter<'model' | 'unit'>;
+  private readonly overLimits: Counter<'source'>;
   /** Event-loop delay, so a request that blocks the loop shows on /metrics. */
   readonly eventLoop: EventLoopDelayMetrics;
   /** Ledger batch commits and spool depth (the ledger writer's observer). */
   readonly ledger: LedgerMetrics;
   /** Queue depth and job timings (the worker scaling signal). */
   readonly queue: QueueMetrics;
+  /** Routes and upstream keys: attempts, failures by cause, skips, keys set aside. */
+  readonly routes: RouteMetrics;
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -57,9 +62,22 @@ export class Metrics {
       labelNames: ['source'],
       registers,
     });
+    this.unpriced = new Counter({
+      name: 'farebox_unpriced_units_total',
+      help: 'Units an upstream reported that the catalog has no price for (an operator error)',
+      labelNames: ['model', 'unit'],
+      registers,
+    });
+    this.overLimits = new Counter({
+      name: 'farebox_upstream_over_limit_total',
+      help: 'Charges whose metered cost exceeded the hold; the excess was absorbed',
+      labelNames: ['source'],
+      registers,
+    });
     this.eventLoop = new EventLoopDelayMetrics(this.registry);
     this.ledger = new LedgerMetrics(this.registry);
     this.queue = new QueueMetrics(this.registry);
+    this.routes = new RouteMetrics(this.registry);
     if (options.defaultMetrics === true) collectDefaultMetrics({ register: this.registry, prefix: 'farebox_' });
   }
 
@@ -87,6 +105,16 @@ export class Metrics {
   charged(source: string, charged: bigint): void {
     this.charges.inc({ source });
     if (charged > 0n) this.chargedUsd.inc({ source }, toUsdNumber(charged));
+  }
+
+  /** An upstream reported units of `model` that have no price. */
+  unpricedUnits(model: string, units: readonly string[]): void {
+    for (const unit of units) this.unpriced.inc({ model, unit });
+  }
+
+  /** A charge was capped at its hold; the excess was absorbed. */
+  overLimit(source: string): void {
+    this.overLimits.inc({ source });
   }
 
   /** The Prometheus text exposition. */

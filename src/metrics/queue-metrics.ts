@@ -1,5 +1,5 @@
 import { Gauge, Histogram, type Registry } from 'prom-client';
-import type { JobObserver } from '../queue/job-awaiter.js';
+import type { QueueObserver } from '../queue/job-awaiter.js';
 import type { JobTiming } from '../queue/job-reply.js';
 
 /** A queue whose job counts can be read (BullMQ's `Queue.getJobCounts`). */
@@ -36,7 +36,7 @@ interface CachedCounts {
  *   finished) of the jobs this process waited for.
  * - `farebox_job_wait_seconds{queue}`: time those jobs were queued before a worker took them.
  */
-export class QueueMetrics implements JobObserver {
+export class QueueMetrics implements QueueObserver {
   private readonly sources = new Map<string, { queue: CountedQueue; cache: CachedCounts }>();
   private readonly duration: Histogram<'queue' | 'outcome'>;
   private readonly wait: Histogram<'queue'>;

@@ -1,31 +1,21 @@
 import { Counter, type Registry } from 'prom-client';
 import { toUsdNumber } from '../billing/money.js';
-import type { RecordUsage } from '../requests/request-record-types.js';
-
-/** A finished inference request as the outcome metrics see it; labels already bounded. */
-export interface RequestOutcome {
-  endpoint: string;
-  /** Catalog id or `other`. */
-  model: string;
-  /** Provider id of a catalog model or `other`. */
-  provider: string;
-  status: number;
-  /** Error code from the error table, or undefined for a success. */
-  code: string | undefined;
-  usage: RecordUsage;
-  /** Metered cost, nano-USD. */
-  cost: bigint;
-}
+import type { OutcomeObserver, RequestOutcome } from '../requests/request-outcome.js';
 
 /** Error codes that mean the upstream failed (not the client or the gateway). */
 const UPSTREAM_CODES: ReadonlySet<string> = new Set(['upstream_error', 'upstream_timeout']);
+
+/** True for a count a Prometheus counter can take. */
+function countable(n: number | undefined): n is number {
+  return n !== undefined && Number.isFinite(n) && n > 0;
+}
 
 /**
  * Per-request outcome metrics (DESIGN §13): requests, refusals, tokens, media units, spend and
  * upstream errors. Labels never carry key or account ids, and model/provider only take
  * catalog ids (anything else arrives here as `other`), so series stay bounded.
  */
-export class RequestMetrics {
+export class RequestMetrics implements OutcomeObserver {
   private readonly requests: Counter<'endpoint' | 'model' | 'provider' | 'status'>;
   private readonly refusals: Counter<'endpoint' | 'code'>;
   private readonly tokens: Counter<'model' | 'provider' | 'direction'>;
@@ -54,10 +44,11 @@ export class RequestMetrics {
       if (UPSTREAM_CODES.has(o.code)) this.upstreamErrors.inc({ provider, code: o.code });
     }
     const { input_tokens: input, output_tokens: output, images, pages } = o.usage;
-    if (input) this.tokens.inc({ model, provider, direction: 'input' }, input);
-    if (output) this.tokens.inc({ model, provider, direction: 'output' }, output);
-    if (images) this.media.inc({ model, provider, unit: 'image' }, images);
-    if (pages) this.media.inc({ model, provider, unit: 'page' }, pages);
+    // Counters only go up: a count an upstream got wrong (negative, not finite) is left out.
+    if (countable(input)) this.tokens.inc({ model, provider, direction: 'input' }, input);
+    if (countable(output)) this.tokens.inc({ model, provider, direction: 'output' }, output);
+    if (countable(images)) this.media.inc({ model, provider, unit: 'image' }, images);
+    if (countable(pages)) this.media.inc({ model, provider, unit: 'page' }, pages);
     if (o.cost > 0n) this.spend.inc({ model, provider }, toUsdNumber(o.cost));
   }
 

@@ -1,15 +1,16 @@
 import { toUsdNumber } from '../billing/money.js';
 import { resolveModel } from '../catalog/resolve-model.js';
+import { costliestRoute, requireServingRoute } from '../catalog/route-choice.js';
 import type { KeyDoc } from '../keys/key-types.js';
 import type { OcrOptions, OcrPage } from '../providers/ocr/ocr-types.js';
 import type { OcrJob } from '../queue/job-types.js';
 import { runMeteredJob } from '../queue/metered-job.js';
 import { jobBase, type QueuedServiceDeps } from '../queue/queued-service-deps.js';
-import { documentSource, loadDocument } from './ocr-document.js';
+import { documentSource, loadDocument, type DocumentSource } from './ocr-document.js';
 import { describeOcrFit, estimateOcrPages, ocrCostOfPages, pagesOf } from './ocr-estimate.js';
 import type { CatalogModel } from '../catalog/model-types.js';
 import type { AdmissionTicket } from '../limits/admission-types.js';
-import { parseOcrRequest } from './ocr-schema.js';
+import { parseOcrRequest, type OcrRequest } from './ocr-schema.js';
 
 /** Longest a document download may take. */
 const FETCH_TIMEOUT_MS = 30_000;
@@ -50,22 +51,44 @@ async function holdRealPages(
   return deps.admission.admit({ requestId, key, model, estimate, fit: (room) => describeOcrFit(model, pages, room), stream: false });
 }
 
+/** An OCR request up to its worst case: the pages held before any download. */
+export interface OcrWorstCase {
+  readonly request: OcrRequest;
+  readonly source: DocumentSource;
+  /** The catalog entry the request names. */
+  readonly entry: CatalogModel;
+  /** The entry at the costliest route's page price: the one held (any route may answer). */
+  readonly model: CatalogModel;
+  readonly pages: number;
+}
+
+/**
+ * Validates, resolves the model, checks access and counts the pages to hold. Admission and
+ * `POST /v1/quote` both call this, so a quote is always the hold admission would place first.
+ */
+export async function ocrWorstCase(deps: Pick<QueuedServiceDeps, 'admission' | 'providers' | 'catalog' | 'config'>, key: KeyDoc, rawBody: unknown): Promise<OcrWorstCase> {
+  const request = parseOcrRequest(rawBody);
+  const source = await documentSource(request, deps.config.limits.uploadFileBytes);
+  const entry = resolveModel(deps.catalog, request.model, 'ocr');
+  // Allowlist and free tier (403) before provider availability (503), as for chat.
+  await deps.admission.authorize(key, entry);
+  const providers = deps.providers;
+  if (providers !== undefined) requireServingRoute(entry, (provider) => providers.ocr(provider));
+  // Held at the costliest route's page price: any route may end up answering.
+  const model = costliestRoute(entry, (priced) => ocrCostOfPages(priced, 1));
+  return { request, source, entry, model, pages: await estimateOcrPages(source, request.options) };
+}
+
 /**
  * `POST /v1/ocr`: validate (data URLs decoded, URL schemes checked) → model → admission →
  * SSRF-guarded download of https documents → job → settle on delivery → answer. The web
  * downloads, so a refused or failing URL is a 400 before anything is enqueued.
  */
 export async function recognizeDocument(deps: QueuedServiceDeps, caller: OcrCaller, rawBody: unknown): Promise<OcrResponse> {
-  const request = parseOcrRequest(rawBody);
-  const maxBytes = deps.config.limits.uploadFileBytes;
-  const source = await documentSource(request, maxBytes);
-  const model = resolveModel(deps.catalog, request.model, 'ocr');
   const { key, requestId, signal } = caller;
-  // Allowlist and free tier (403) before provider availability (503), as for chat.
-  await deps.admission.authorize(key, model);
-  deps.providers?.ocr(model.doc.provider);
-  const pages = await estimateOcrPages(source, request.options);
-  let ticket = await deps.admission.admit({ requestId, key, model, estimate: ocrCostOfPages(model, pages), fit: (room) => describeOcrFit(model, pages, room), stream: false });
+  const maxBytes = deps.config.limits.uploadFileBytes;
+  const { request, source, entry, model, pages } = await ocrWorstCase(deps, key, rawBody);
+  let ticket = await deps.admission.admit({ requestId, key, model, estimate: ocrCostOfPages(model, pages), fit: (room) => describeOcrFit(model, pages, room), worstUnits: { page: pages }, stream: false });
   const timeoutMs = deps.config.jobTimeoutMs;
   let input;
   try {
@@ -82,7 +105,7 @@ export async function recognizeDocument(deps: QueuedServiceDeps, caller: OcrCall
     throw err;
   }
   const data: OcrJob = {
-    ...jobBase(requestId, key, model, timeoutMs),
+    ...jobBase(requestId, key, entry, timeoutMs),
     op: 'recognize',
     document: { name: 'document', filename: 'document', contentType: input.contentType, bytes: input.data.length, kind: input.kind },
     options: request.options,
@@ -90,7 +113,7 @@ export async function recognizeDocument(deps: QueuedServiceDeps, caller: OcrCall
   const inputs = [{ name: 'document', data: input.data }];
   const { result, cost } = await runMeteredJob(deps.jobs, ticket, { queue: 'ocr', data, inputs }, { timeoutMs, signal });
   return {
-    model: model.id,
+    model: entry.id,
     pages: result.pages,
     usage_info: { pages_processed: result.usage.pagesProcessed, doc_size_bytes: result.usage.docSizeBytes },
     usage: { cost: toUsdNumber(cost) },

@@ -4,12 +4,15 @@ import type { LoadedProvider } from './registry.js';
 
 const KINDS = ['openai', 'anthropic', 'mistral-ocr', 'openai-images', 'local'] as const satisfies readonly ProviderKind[];
 
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name');
+
 const entrySchema = z
   .object({
     id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'lower-case letters, digits, ".", "_" or "-"'),
     kind: z.enum(KINDS),
     base_url: z.url({ protocol: /^https?$/ }).optional(),
-    api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional(),
+    api_key_env: z.union([envName, z.array(envName).min(1).max(32)]).optional(),
+    output_limit_field: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
   })
   .strict()
   .refine((entry) => entry.kind === 'local' || entry.base_url !== undefined, { message: 'base_url is required', path: ['base_url'] })
@@ -41,7 +44,7 @@ function parseJson(fileText: string): unknown {
 
 /**
  * Reads the providers file (a JSON array of `{id, kind, base_url, api_key_env}`) and resolves
- * each key from `env`. Every provider is returned; those other than `local` whose variable is
+ * each key from `env` (`api_key_env` may name several variables: their set keys are pooled). Every provider is returned; those other than `local` whose variable is
  * unset or empty come back with `enabled: false` and no `apiKey`, so the catalog can still
  * list their models while requests to them answer 503.
  * @throws ProvidersFileError listing every problem found.
@@ -52,13 +55,20 @@ export function loadProviders(fileText: string, env: Readonly<Record<string, str
     throw new ProvidersFileError(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`));
   }
   return parsed.data.map((entry): LoadedProvider => {
-    const key = entry.api_key_env === undefined ? undefined : env[entry.api_key_env];
-    const apiKey = key === undefined || key.trim() === '' ? undefined : key.trim();
+    const names = entry.api_key_env === undefined ? [] : typeof entry.api_key_env === 'string' ? [entry.api_key_env] : entry.api_key_env;
+    const keys = names.flatMap((name) => {
+      const value = env[name]?.trim();
+      return value === undefined || value === '' ? [] : [{ env: name, value }];
+    });
+    const apiKey = keys[0]?.value;
     const enabled = entry.kind === 'local' || apiKey !== undefined;
     const out: LoadedProvider = { id: entry.id, kind: entry.kind, enabled };
     if (entry.base_url !== undefined) out.baseUrl = entry.base_url;
-    if (entry.api_key_env !== undefined) out.apiKeyEnv = entry.api_key_env;
+    if (names[0] !== undefined) out.apiKeyEnv = names[0];
     if (apiKey !== undefined) out.apiKey = apiKey;
+    // One key needs no pool: the adapter's own header carries it.
+    if (keys.length > 1) out.apiKeys = keys;
+    if (entry.output_limit_field !== undefined) out.outputLimitField = entry.output_limit_field;
     return out;
   });
 }

@@ -1,4 +1,5 @@
 import type { ChatCapability } from './chat/chat-types.js';
+import type { EmbeddingsCapability } from './embeddings/embeddings-types.js';
 import type { ImagesCapability } from './images/image-types.js';
 import type { MessagesCapability } from './messages/messages-relay-types.js';
 import type { OcrCapability } from './ocr/ocr-types.js';
@@ -16,7 +17,14 @@ export interface ProviderConfig {
   apiKeyEnv?: string;
   /** The resolved secret; providers without one (except `local`) are disabled. */
   apiKey?: string;
+  /** Every resolved key with the variable naming it, in file order, when the file names several. */
+  apiKeys?: Array<{ env: string; value: string }>;
+  /** The request field the vendor honours as the output limit (default `max_tokens`). */
+  outputLimitField?: OutputLimitField;
 }
+
+/** Request fields that carry a chat answer's output limit. */
+export type OutputLimitField = 'max_tokens' | 'max_completion_tokens';
 
 /**
  * A provider adapter: the capabilities it offers. Adapters take an AbortSignal, throw only
@@ -30,4 +38,6 @@ export interface ProviderAdapter {
   readonly messages?: MessagesCapability;
   readonly images?: ImagesCapability;
   readonly ocr?: OcrCapability;
+  /** `POST /v1/embeddings`. */
+  readonly embeddings?: EmbeddingsCapability;
 }

@@ -1,6 +1,8 @@
 import { GatewayError } from '../errors/gateway-error.js';
+import type { KeySetAside } from './http/key-pool.js';
 import type { UpstreamClient } from './http/upstream-client.js';
 import type { ChatCapability } from './chat/chat-types.js';
+import type { EmbeddingsCapability } from './embeddings/embeddings-types.js';
 import type { ImagesCapability } from './images/image-types.js';
 import type { OcrCapability } from './ocr/ocr-types.js';
 import type { ProviderAdapter, ProviderConfig, ProviderKind } from './provider.js';
@@ -9,6 +11,8 @@ import type { ProviderAdapter, ProviderConfig, ProviderKind } from './provider.j
 export interface ProviderDeps {
   /** Pooled HTTP client for calls to vendors. */
   upstream: UpstreamClient;
+  /** Told when an upstream key is set aside (metric and log by the key's variable name). */
+  onKeySetAside?: KeySetAside;
 }
 
 /** Builds the adapter of one configured provider. */
@@ -22,6 +26,7 @@ export interface CapabilityFactories {
   chat?: CapabilityFactory<ChatCapability>;
   images?: CapabilityFactory<ImagesCapability>;
   ocr?: CapabilityFactory<OcrCapability>;
+  embeddings?: CapabilityFactory<EmbeddingsCapability>;
 }
 
 /**
@@ -34,6 +39,7 @@ export function composeProviderFactory(parts: CapabilityFactories): ProviderFact
     if (parts.chat !== undefined) adapter.chat = parts.chat(config, deps);
     if (parts.images !== undefined) adapter.images = parts.images(config, deps);
     if (parts.ocr !== undefined) adapter.ocr = parts.ocr(config, deps);
+    if (parts.embeddings !== undefined) adapter.embeddings = parts.embeddings(config, deps);
     return adapter;
   };
 }

@@ -14,6 +14,12 @@ export interface JobObserver {
   jobFinished(queue: QueueName, outcome: JobOutcome['status'], timing: JobTiming): void;
 }
 
+/** Watches the queues (the process's queue metrics): their job counts, and each finished job. */
+export interface QueueObserver extends JobObserver {
+  /** Reads this queue's job counts from now on. */
+  watch(name: QueueName, queue: { getJobCounts(): Promise<Record<string, number>> }): void;
+}
+
 /** An outcome with the job's timing when it is known. */
 type TimedOutcome = JobOutcome & { timing?: JobTiming | undefined };
 

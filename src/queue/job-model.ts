@@ -1,11 +1,28 @@
 import { toCatalogModel } from '../catalog/catalog-cache.js';
 import type { CatalogModel } from '../catalog/model-types.js';
+import { modelRoutes } from '../catalog/servable.js';
 import type { JobModel } from './job-types.js';
 
 /** The part of a catalog entry a job carries (provider, upstream name, prices). */
 export function jobModelOf(model: CatalogModel): JobModel {
   const { doc } = model;
-  return { id: model.id, kind: doc.kind, provider: doc.provider, upstreamModel: doc.upstream_model, pricing: { ...doc.pricing } };
+  const routes = modelRoutes(model);
+  const out: JobModel = { id: model.id, kind: doc.kind, provider: doc.provider, upstreamModel: doc.upstream_model, pricing: { ...doc.pricing } };
+  if (routes.length > 1) out.routes = routes.map((r) => ({ provider: r.provider, upstreamModel: r.upstreamModel, pricing: { ...r.model.doc.pricing } }));
+  return out;
+}
+
+/** The job's model as one of its routes serves and prices it (the model itself without routes). */
+export function jobRouteModel(model: JobModel, index: number | undefined): JobModel {
+  const route = index === undefined ? undefined : model.routes?.[index];
+  if (route === undefined) return model;
+  const { routes: _routes, ...rest } = model;
+  return { ...rest, provider: route.provider, upstreamModel: route.upstreamModel, pricing: route.pricing };
+}
+
+/** The routes a job may take, in order: its model's, or the model itself. */
+export function jobRoutes(model: JobModel): JobModel[] {
+  return model.routes === undefined ? [model] : model.routes.map((_, i) => jobRouteModel(model, i));
 }
 
 /**

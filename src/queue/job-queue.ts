@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { Queue, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../redis/redis.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
-import { createRedis, waitReady } from '../redis/redis.js';
-import type { QueueMetrics } from '../metrics/queue-metrics.js';
-import { JobAwaiter } from './job-awaiter.js';
+import { listenOn } from '../redis/pub-sub.js';
+import { createRedis, createSubscriber, waitReady } from '../redis/redis.js';
+import { JobAwaiter, type QueueObserver } from './job-awaiter.js';
 import { decodeReply } from './job-reply.js';
 import type { JobDataMap, JobResultMap } from './job-types.js';
 import { PayloadStore, type PayloadInput } from './payload-store.js';
-import { closeConnection, settleWithin, workerConnection } from './queue-connections.js';
-import { QUEUE_NAMES, type QueueName } from './queue-names.js';
+import { closeConnection, settleWithin } from './queue-connections.js';
+import { QUEUE_NAMES, queuePrefix, type QueueName } from './queue-names.js';
 
 /** Retry policy shared by every job: transient failures back off 0.5 s, 1 s; others fail at once. */
 export const JOB_OPTIONS: JobsOptions = {
@@ -64,7 +64,7 @@ export class JobQueue {
     const connections: Redis[] = [producer];
     const queues = {} as Record<QueueName, Queue>;
     for (const name of QUEUE_NAMES) {
-      queues[name] = new Queue(name, { connection: producer, prefix: config.redisPrefix, defaultJobOptions: JOB_OPTIONS, skipWaitingForReady: true });
+      queues[name] = new Queue(name, { connection: producer, prefix: queuePrefix(config.redisPrefix, name), defaultJobOptions: JOB_OPTIONS, skipWaitingForReady: true });
       queues[name].on('error', (err) => log.debug({ err, queue: name }, 'queue error'));
     }
     const store = new PayloadStore(producer, config.redisPrefix);
@@ -73,19 +73,18 @@ export class JobQueue {
     // Workers publish each result on the channel of the process that waits for it (named in
     // the job), so a completion reaches the web in one hop, usually with the result inside.
     const replyChannel = store.replyChannel(randomBytes(9).toString('base64url'));
-    const replies = workerConnection(config.redis, 'farebox-job-replies');
+    const replies = createSubscriber(config.redis, 'farebox-job-replies');
     replies.on('error', (err) => log.debug({ err }, 'job replies redis error'));
-    replies.on('message', (_channel: string, message: string) => {
+    connections.push(replies);
+    await listenOn(replies, replyChannel, (message) => {
       const reply = decodeReply(message);
       if (reply) awaiter.deliver(reply);
     });
-    connections.push(replies);
-    await replies.subscribe(replyChannel);
     return new JobQueue(queues, connections, store, awaiter, replyChannel);
   }
 
   /** Shows this process's queues and the timings of the jobs it waits for in `metrics`. */
-  instrument(metrics: QueueMetrics): void {
+  instrument(metrics: QueueObserver): void {
     for (const name of QUEUE_NAMES) metrics.watch(name, this.queues[name]);
     this.awaiter.observe(metrics);
   }

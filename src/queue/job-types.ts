@@ -15,6 +15,15 @@ export interface JobModel {
   provider: string;
   upstreamModel: string;
   pricing: Partial<Record<PriceKey, string>>;
+  /** Every route in order of preference, each with its own prices, when the entry has several. */
+  routes?: JobRoute[];
+}
+
+/** One route a job may take. */
+export interface JobRoute {
+  provider: string;
+  upstreamModel: string;
+  pricing: Partial<Record<PriceKey, string>>;
 }
 
 /**
@@ -77,6 +86,8 @@ interface JobResultBase {
   units: BilledUnits;
   /** Metered cost in nano-USD, as a decimal string (JSON has no bigint). */
   cost: string;
+  /** Index in `model.routes` of the route that answered, when the job had several. */
+  route?: number;
 }
 
 /** Result of an `images` job. */

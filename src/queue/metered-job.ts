@@ -1,6 +1,7 @@
 import type { AdmissionTicket } from '../limits/admission-types.js';
 import type { ChargeOutcome } from '../ledger/ledger-writer.js';
 import type { JobQueue, RunOptions } from './job-queue.js';
+import { jobRouteModel, pricedModel } from './job-model.js';
 import type { JobDataMap, JobResultMap } from './job-types.js';
 import type { PayloadInput } from './payload-store.js';
 import type { QueueName } from './queue-names.js';
@@ -51,7 +52,10 @@ export async function runMeteredJob<Q extends QueueName>(
     throw err;
   }
   const cost = BigInt(result.cost);
-  const charge = await ticket.settle(cost, result.units);
+  // Billed lines and price version are those of the route that answered.
+  const priced = result.route === undefined ? undefined : pricedModel(jobRouteModel(job.data.model, result.route));
+  const charge = await ticket.settle(cost, result.units, priced);
   void jobs.discard(job.data.requestId, inputNames).catch(() => undefined);
-  return { result, cost, charge };
+  // What was billed (never above the hold), which may be less than the job metered.
+  return { result, cost: charge.cost, charge };
 }

@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import { publishMessage } from '../redis/pub-sub.js';
+import type { Redis } from '../redis/redis.js';
 import { decodeReply, encodeReply, type JobReply } from './job-reply.js';
 
 /** A binary input to store beside a job. */
@@ -22,8 +23,10 @@ export interface ResultAddress {
 
 /**
  * Large job payloads in plain Redis keys with a TTL, referenced from the job by request id:
- * inputs (uploads, documents) under `<prefix>:payload:<id>:in:<name>`, the output under
- * `<prefix>:payload:<id>:out`, and a cancellation mark under `<prefix>:payload:<id>:cancel`.
+ * inputs (uploads, documents) under `<prefix>:payload:{<id>}:in:<name>`, the output under
+ * `<prefix>:payload:{<id>}:out`, and a cancellation mark under `<prefix>:payload:{<id>}:cancel`.
+ * The request id is a hash tag, so one request's keys share a Redis Cluster slot and its
+ * transactions, pipelines and multi-key DEL stay valid on a cluster.
  * BullMQ copies job return values into its event stream (kept to ~10,000 entries), so a
  * multi-megabyte result must not be a return value; and keeping inputs out of the job hash
  * lets the web drop them the moment the request ends. TTLs bound what a crashed process
@@ -36,7 +39,7 @@ export class PayloadStore {
   ) {}
 
   private key(requestId: string, suffix: string): string {
-    return `${this.prefix}:payload:${requestId}:${suffix}`;
+    return `${this.prefix}:payload:{${requestId}}:${suffix}`;
   }
 
   /** Stores inputs; they expire after `ttlMs`. */
@@ -59,19 +62,22 @@ export class PayloadStore {
    * the waiting web, in one round trip, unless the web has cancelled the request: then the
    * output is dropped again and the result is false. A plain pipeline rather than a script:
    * Lua copies its arguments, which costs more than the check saves for a multi-megabyte
-   * image, and a reply for a cancelled request finds nobody waiting for it.
+   * image, and a reply for a cancelled request finds nobody waiting for it. The publish goes
+   * beside the pipeline, not in it: the reply channel lives in another cluster slot.
    */
   async putResult(address: ResultAddress, result: unknown, ttlMs: number): Promise<boolean> {
     const resultJson = JSON.stringify(result);
     const stored = encodeReply(address.head, resultJson);
     const out = this.key(address.head.id, 'out');
     const pipeline = this.redis.pipeline().exists(this.key(address.head.id, 'cancel')).set(out, stored, 'PX', Math.max(1, Math.round(ttlMs)));
-    if (address.replyTo !== undefined) {
-      pipeline.publish(address.replyTo, resultJson.length <= INLINE_REPLY_BYTES ? stored : encodeReply(address.head, undefined));
-    }
-    const replies = await pipeline.exec();
+    const inline = resultJson.length <= INLINE_REPLY_BYTES;
+    const replyTo = address.replyTo;
+    // An inline reply needs nothing stored; a reference must not arrive before the stored copy.
+    const published = replyTo !== undefined && inline ? publishMessage(this.redis, replyTo, stored) : Promise.resolve();
+    const [replies] = await Promise.all([pipeline.exec(), published]);
     const failed = replies?.find(([err]) => err !== null);
     if (failed?.[0]) throw failed[0];
+    if (replyTo !== undefined && !inline) await publishMessage(this.redis, replyTo, encodeReply(address.head, undefined));
     if (replies?.[0]?.[1] !== 1) return true;
     await this.redis.del(out);
     return false;
@@ -80,7 +86,7 @@ export class PayloadStore {
   /** Tells the waiting web that its job failed for good (nothing is stored: BullMQ keeps the failed job). */
   async publishFailure(address: ResultAddress, failedReason: string): Promise<void> {
     if (address.replyTo === undefined) return;
-    await this.redis.publish(address.replyTo, encodeReply({ ...address.head, failedReason }, undefined));
+    await publishMessage(this.redis, address.replyTo, encodeReply({ ...address.head, failedReason }, undefined));
   }
 
   /** The stored reply (output and timing), or undefined when there is none (yet). */

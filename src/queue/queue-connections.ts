@@ -1,21 +1,14 @@
-import { Redis } from 'ioredis';
-import { redisTlsOptions, redisUrlOf, type RedisTarget } from '../redis/redis-tls.js';
+import { connectRedis, WAIT_IT_OUT, type Redis, type RedisTarget } from '../redis/redis.js';
 
 /**
  * A connection for workers and event listeners: BullMQ requires `maxRetriesPerRequest: null`
  * for blocking commands, and these processes should wait out a Redis restart, so commands
- * queue while disconnected and the client reconnects forever.
+ * queue while disconnected and the client reconnects forever (backing off up to 2 s).
  */
 export function workerConnection(target: RedisTarget, name: string): Redis {
-  return new Redis(redisUrlOf(target), {
-    ...redisTlsOptions(target),
-    connectionName: name,
-    maxRetriesPerRequest: null,
-    enableOfflineQueue: true,
-    connectTimeout: 5_000,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-  });
+  return connectRedis(target, name, WAIT_IT_OUT);
 }
+
 
 /** Resolves when the promise settles or after `ms`, whichever comes first. */
 export async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {

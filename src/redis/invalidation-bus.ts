@@ -1,11 +1,11 @@
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { redisTlsOptions, redisUrlOf, type RedisTarget } from './redis-tls.js';
+import { listenOn, publishMessage } from './pub-sub.js';
+import { createSubscriber, type Redis, type RedisTarget } from './redis.js';
 
 /** Something every web process must forget at once. */
 export type Invalidation = { type: 'catalog' } | { type: 'key'; keyId: string; hash: string } | { type: 'account'; accountId: string };
 
-/** Cross-process cache invalidation over Redis pub/sub. */
+/** Cross-process cache invalidation over Redis pub/sub (sharded on a cluster). */
 export interface InvalidationBus {
   publish(event: Invalidation): Promise<void>;
   subscribe(handler: (event: Invalidation) => void): void;
@@ -33,18 +33,18 @@ export function createInvalidationBus(publisher: Redis, target: RedisTarget, pre
 
   return {
     async publish(event) {
-      await publisher.publish(channel, JSON.stringify(event));
+      await publishMessage(publisher, channel, JSON.stringify(event));
     },
     subscribe(handler) {
       handlers.push(handler);
       if (subscriber) return;
-      subscriber = new Redis(redisUrlOf(target), { ...redisTlsOptions(target), connectionName: 'invalidation', maxRetriesPerRequest: null });
+      subscriber = createSubscriber(target, 'invalidation');
       subscriber.on('error', (err) => log.debug({ err }, 'invalidation subscriber error'));
-      void subscriber.subscribe(channel).catch((err: unknown) => log.warn({ err }, 'invalidation subscribe failed'));
-      subscriber.on('message', (_channel: string, message: string) => {
+      const deliver = (message: string) => {
         const event = parse(message);
         if (event) for (const h of handlers) h(event);
-      });
+      };
+      void listenOn(subscriber, channel, deliver).catch((err: unknown) => log.warn({ err }, 'invalidation subscribe failed'));
     },
     async close() {
       subscriber?.disconnect();

@@ -1,12 +1,13 @@
 import { Readable, pipeline } from 'node:stream';
 import { stringify } from 'csv-stringify';
-import type { Collections } from '../db/collections.js';
 import { NEWEST_FIRST } from '../db/keyset-page.js';
 import { formatUsd } from '../billing/money.js';
 import type { LedgerDoc } from '../ledger/ledger-types.js';
 import { recordFilter } from './record-query.js';
 import { createdWithin, type RecordFilters, type TimeRange } from './record-filters.js';
 import type { RequestRecordDoc } from './request-record-types.js';
+import type { LedgerCollections } from '../ledger/ledger-collection.js';
+import type { RecordCollections } from './record-collection.js';
 
 type Cell = string | number | boolean | null;
 
@@ -48,12 +49,12 @@ function csvStream<T>(docs: AsyncIterable<T>, columns: string[], row: (doc: T) =
 }
 
 /** Request records matching the filters, newest first, as CSV. */
-export function recordsCsv(c: Pick<Collections, 'requestRecords'>, f: RecordFilters, onError: (err: Error) => void): Readable {
+export function recordsCsv(c: RecordCollections, f: RecordFilters, onError: (err: Error) => void): Readable {
   return csvStream(c.requestRecords.find(recordFilter(f)).sort(NEWEST_FIRST), RECORD_COLUMNS, recordRow, onError);
 }
 
 /** Ledger entries (charges, top-ups, grants), newest first, as CSV. */
-export function ledgerCsv(c: Pick<Collections, 'ledger'>, range: TimeRange, accountId: string | undefined, onError: (err: Error) => void): Readable {
+export function ledgerCsv(c: LedgerCollections, range: TimeRange, accountId: string | undefined, onError: (err: Error) => void): Readable {
   const filter = { ...(accountId === undefined ? {} : { account_id: accountId }), ...createdWithin(range) };
   // Without an account no index gives this order (the ledger is indexed per account, and an
   // index only for exports would slow every charge): MongoDB may sort on disk instead.

@@ -1,5 +1,7 @@
-import type { BilledUnits } from '../billing/pricing.js';
-import type { RecordUsage } from './request-record-types.js';
+import type { ChargeOutcome } from '../ledger/ledger-writer.js';
+import type { BilledUnits, CostLineWire } from '../billing/pricing.js';
+import type { AttemptRecord, RecordUsage } from './request-record-types.js';
+import type { TokenSource } from '../billing/token-source.js';
 
 /** Sum of the defined counts among `keys`, or undefined when none is defined. */
 function sumOf(units: BilledUnits, keys: ReadonlyArray<keyof BilledUnits>): number | undefined {
@@ -14,13 +16,19 @@ function sumOf(units: BilledUnits, keys: ReadonlyArray<keyof BilledUnits>): numb
 /** Billed units in the record's terms: tokens in and out, images, pages. */
 export function usageOf(units: BilledUnits): RecordUsage {
   const usage: RecordUsage = {};
-  const input = sumOf(units, ['prompt', 'text_input', 'image_input']);
-  const output = sumOf(units, ['completion', 'image_output']);
+  const input = sumOf(units, ['prompt', 'input_cache_read', 'input_cache_write', 'input_cache_write_1h', 'text_input', 'image_input']);
+  const output = sumOf(units, ['completion', 'internal_reasoning', 'image_output']);
   if (input !== undefined) usage.input_tokens = input;
   if (output !== undefined) usage.output_tokens = output;
   if (typeof units.image === 'number') usage.images = units.image;
   if (typeof units.page === 'number') usage.pages = units.page;
   return usage;
+}
+
+/** The lines of a charge and the version of the prices it used. */
+export interface ChargeBill {
+  lines: CostLineWire[];
+  priceVersion: string | null;
 }
 
 /**
@@ -33,8 +41,16 @@ export class RecordDraft {
   stream: boolean | undefined;
   cost = 0n;
   units: BilledUnits | undefined;
+  /** The billed components and the prices' version, once charged. */
+  bill: ChargeBill | undefined;
   /** Error code of a failure reported inside a stream that had already answered 200. */
   failure: string | undefined;
+  /** What the ledger recorded for the charge (absent until settled). */
+  charge: ChargeOutcome | undefined;
+  tokenSource: TokenSource = 'upstream';
+  settledAt: Date | undefined;
+  /** The routes tried or skipped, in order. */
+  readonly attempts: AttemptRecord[] = [];
 
   constructor(
     readonly requestId: string,
@@ -50,14 +66,29 @@ export class RecordDraft {
     this.stream = stream;
   }
 
+  /** A route was tried or skipped. */
+  attempted(attempt: AttemptRecord): void {
+    this.attempts.push(attempt);
+  }
+
+  /** A route answered: the record names its model and provider. */
+  answeredBy(model: string, provider: string): void {
+    this.model = model;
+    this.provider = provider;
+  }
+
   /** The stream failed after it started: the status stays 200, the record keeps the code. */
   failed(code: string): void {
     this.failure = code;
   }
 
-  /** The charge is durable. */
-  settled(cost: bigint, units: BilledUnits): void {
-    this.cost = cost;
+  /** The charge is durable: what it billed (never above the hold), its units and lines, and where the counts came from. */
+  settled(outcome: ChargeOutcome, units: BilledUnits, tokenSource: TokenSource = 'upstream'): void {
+    this.cost = outcome.cost;
     this.units = units;
+    this.charge = outcome;
+    this.tokenSource = tokenSource;
+    this.settledAt = new Date();
+    if (outcome.lines !== undefined) this.bill = { lines: outcome.lines, priceVersion: outcome.priceVersion ?? null };
   }
 }

@@ -15,7 +15,10 @@ export function toRecordView(r: RequestRecordDoc) {
     error_code: r.error_code,
     usage: r.usage,
     cost_usd: toUsdNumber(r.cost),
+    cost_details: r.cost_details ?? [],
+    price_version: r.price_version ?? null,
     latency_ms: r.latency_ms,
     created_at: r.created_at.toISOString(),
+    attempts: r.attempts ?? [],
   };
 }

@@ -10,9 +10,9 @@ function recordingTicket(ticket: AdmissionTicket, draft: RecordDraft): Admission
   return {
     requestId: ticket.requestId,
     held: ticket.held,
-    async settle(cost, units) {
-      const outcome = await ticket.settle(cost, units);
-      draft.settled(cost, units);
+    async settle(cost, units, priced, detail) {
+      const outcome = await ticket.settle(cost, units, priced, detail);
+      draft.settled(outcome, units, detail?.tokenSource);
       return outcome;
     },
     release: (charged) => ticket.release(charged),

@@ -1,9 +1,27 @@
+import type { SignedReceipt } from '../receipts/receipt-types.js';
+import type { CostLineWire } from '../billing/pricing.js';
+
 /** Units a request consumed, as the record view shows them (only the ones that apply). */
 export interface RecordUsage {
   input_tokens?: number;
   output_tokens?: number;
   images?: number;
   pages?: number;
+}
+
+/** One try of a route for a request: who was asked, how it ended, and how long it took. */
+export interface AttemptRecord {
+  /** The catalog id the route serves. */
+  model: string;
+  provider: string;
+  upstream_model: string;
+  /** `answered`, `failed` (before the first byte, not charged) or `skipped` (not tried). */
+  outcome: 'answered' | 'failed' | 'skipped';
+  /** Why it failed or was skipped (`status_429`, `timeout`, `reset`, `circuit_open`, …). */
+  cause: string | null;
+  /** The upstream's HTTP status, when it answered one. */
+  status: number | null;
+  latency_ms: number;
 }
 
 /**
@@ -24,8 +42,16 @@ export interface RequestRecordDoc {
   status: number;
   error_code: string | null;
   usage: RecordUsage;
-  /** Full metered cost (what `usage.cost` reported), nano-USD; 0 when nothing was charged. */
+  /** What `usage.cost` reported (never above the hold), nano-USD; 0 when nothing was charged. */
   cost: bigint;
+  /** The billed components (the ledger entry's lines), when charged. */
+  cost_details?: CostLineWire[];
+  /** The version of the catalog prices the request was billed at, when charged. */
+  price_version?: string | null;
   latency_ms: number;
   created_at: Date;
+  /** The signed receipt of a charged request; absent when nothing was charged. */
+  receipt?: SignedReceipt;
+  /** Every route tried or skipped, in order, when the request went through the route runner. */
+  attempts?: AttemptRecord[];
 }

@@ -1,11 +1,15 @@
 import type { Clock } from '../billing/periods.js';
 import type { CatalogCache } from '../catalog/catalog-cache.js';
+import type { CatalogModel } from '../catalog/model-types.js';
+import { buildReceipt } from '../receipts/build-receipt.js';
+import type { ReceiptSigner } from '../receipts/receipt-signer.js';
+import type { SignedReceipt } from '../receipts/receipt-types.js';
 import { ERROR_TABLE } from '../errors/error-table.js';
 import type { KeyDoc } from '../keys/key-types.js';
-import type { RequestMetrics } from '../metrics/request-metrics.js';
 import { RecordDraft, usageOf } from './record-draft.js';
 import type { RecordWriter } from './record-writer.js';
 import type { DraftLookup } from './recording-admission.js';
+import type { OutcomeObserver } from './request-outcome.js';
 import type { RequestRecordDoc } from './request-record-types.js';
 
 /** Label for anything that is not a catalog id, so client input never makes a series. */
@@ -35,9 +39,10 @@ export class RequestRecorder implements DraftLookup {
 
   constructor(
     private readonly writer: RecordWriter,
-    private readonly metrics: RequestMetrics,
+    private readonly metrics: OutcomeObserver,
     private readonly catalog: Pick<CatalogCache, 'get'>,
     private readonly clock: Clock,
+    private readonly signer?: Pick<ReceiptSigner, 'sign'>,
   ) {}
 
   /** Starts the draft of a request on an inference endpoint. */
@@ -70,7 +75,32 @@ export class RequestRecorder implements DraftLookup {
       cost: draft.cost,
     });
     if (end.key === undefined) return;
-    this.writer.add(toDoc(draft, end, end.key, { model: model ?? null, provider: draft.provider ?? known?.doc.provider ?? null, usage, code }));
+    const provider = draft.provider ?? known?.doc.provider ?? null;
+    const doc = toDoc(draft, end, end.key, { model: model ?? null, provider, usage, code });
+    const receipt = this.receiptOf(draft, end, end.key, known, provider);
+    if (receipt) doc.receipt = receipt;
+    this.writer.add(doc);
+  }
+
+  /** The signed receipt of a request whose charge is durable. */
+  private receiptOf(draft: RecordDraft, end: RequestEnd, key: KeyDoc, model: CatalogModel | undefined, provider: string | null): SignedReceipt | undefined {
+    if (!this.signer || !draft.charge || !draft.units || !model) return undefined;
+    return this.signer.sign(
+      buildReceipt({
+        requestId: draft.requestId,
+        accountId: key.account_id,
+        keyId: key._id,
+        model,
+        endpoint: draft.endpoint,
+        provider,
+        units: draft.units,
+        charge: draft.charge,
+        tokenSource: draft.tokenSource,
+        status: end.status,
+        failure: draft.failure,
+        settledAt: draft.settledAt ?? this.clock(),
+      }),
+    );
   }
 
   /** Writes every buffered record (shutdown). */
@@ -108,7 +138,9 @@ function toDoc(draft: RecordDraft, end: RequestEnd, key: KeyDoc, r: Resolved): R
     error_code: r.code ?? null,
     usage: r.usage,
     cost: draft.cost,
+    ...(draft.bill !== undefined ? { cost_details: draft.bill.lines, price_version: draft.bill.priceVersion } : {}),
     latency_ms: Math.round(performance.now() - draft.startedMs),
     created_at: draft.createdAt,
+    ...(draft.attempts.length > 0 ? { attempts: [...draft.attempts] } : {}),
   };
 }

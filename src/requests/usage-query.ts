@@ -1,6 +1,6 @@
-import type { Collections } from '../db/collections.js';
 import { toUsdNumber } from '../billing/money.js';
 import { createdWithin, type TimeRange } from './record-filters.js';
+import type { LedgerCollections } from '../ledger/ledger-collection.js';
 
 /** Spend and volume of one model on one UTC day. */
 export interface UsageRow {
@@ -23,7 +23,7 @@ function toInt(value: unknown): number {
  * Usage per UTC day and model, from the ledger's charges (the money of record): requests
  * billed, their metered cost and the tokens they billed. One aggregation, grouped in MongoDB.
  */
-export async function usageByDay(c: Pick<Collections, 'ledger'>, range: TimeRange, accountId?: string): Promise<UsageRow[]> {
+export async function usageByDay(c: LedgerCollections, range: TimeRange, accountId?: string): Promise<UsageRow[]> {
   const match = { kind: 'charge', ...(accountId === undefined ? {} : { account_id: accountId }), ...createdWithin(range) };
   const groups = await c.ledger
     .aggregate<{ _id: { date: string; model: string | null }; requests: unknown; cost: unknown; input: unknown; output: unknown }>([

@@ -1,11 +1,14 @@
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { createLogger, type Logger } from '../log/logger.js';
+import { quietStdStreams, safeWriter } from '../log/safe-output.js';
 
 /**
  * Reads the environment once for an entry point. Invalid configuration prints every
  * problem and exits non-zero before anything connects.
  */
 export function boot(name: string): { config: Config; log: Logger } {
+  // First, so that no write to a closed stdout or stderr can ever surface as an exception.
+  quietStdStreams();
   try {
     const config = loadConfig(process.env);
     const log = createLogger(config.logLevel).child({ process: name });
@@ -13,7 +16,7 @@ export function boot(name: string): { config: Config; log: Logger } {
     return { config, log };
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
+      safeWriter(2).write(`${err.message}\n`);
       process.exit(2);
     }
     throw err;

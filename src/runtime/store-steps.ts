@@ -1,16 +1,29 @@
-import type { Deps } from '../deps.js';
 import type { ShutdownStep } from './shutdown.js';
 
+/** The stores a process closes on shutdown, each by the one call it needs. */
+export interface ClosableStores {
+  readonly jobs?: { close(): Promise<void> };
+  readonly catalog: { stop(): void };
+  readonly admission: { close(): void };
+  readonly ledger: { drain(): Promise<{ spooled: number }>; readonly committing: number };
+  readonly requests: { drain(): Promise<void>; readonly pending: number };
+  readonly bus: { close(): Promise<void> };
+  readonly redis: { disconnect(): void };
+  readonly mongo: { close(): Promise<void> };
+}
+
 /** Per-step bounds for closing the stores; together well inside the 30 s platforms allow. */
-export const STORE_STEP_MS = { ledger: 5_000, records: 1_000, redis: 1_000, mongo: 2_000 } as const;
+export const STORE_STEP_MS = { jobs: 3_500, ledger: 5_000, records: 1_000, redis: 1_000, mongo: 2_000 } as const;
 
 /**
- * The stores' part of a shutdown, in dependency order: background work stops, pending charges
+ * The stores' part of a shutdown, in dependency order: the job queue closes, background work stops, pending charges
  * are committed or spooled (a drain that hangs on an unreachable MongoDB is cut off and the
  * charges it still held are counted), then Redis and MongoDB are closed, each bounded.
  */
-export function storeShutdownSteps(deps: Pick<Deps, 'catalog' | 'admission' | 'ledger' | 'requests' | 'bus' | 'redis' | 'mongo'>): ShutdownStep[] {
+export function storeShutdownSteps(deps: ClosableStores): ShutdownStep[] {
+  const { jobs } = deps;
   return [
+    ...(jobs === undefined ? [] : [{ name: 'close job queue', timeoutMs: STORE_STEP_MS.jobs, run: () => jobs.close() }]),
     {
       name: 'stop background work',
       timeoutMs: 500,
@@ -52,5 +65,9 @@ export function storeShutdownSteps(deps: Pick<Deps, 'catalog' | 'admission' | 'l
   ];
 }
 
-/** Time kept back from the grace period for the steps after a drain (queue and stores). */
-export const STORE_CLOSE_RESERVE_MS = 500 + STORE_STEP_MS.ledger + STORE_STEP_MS.records + STORE_STEP_MS.redis + STORE_STEP_MS.mongo + 4_000;
+/**
+ * Time kept back from the grace period for the steps after a drain: the queue and stores, and
+ * half a second each for stopping background work and closing upstream agents.
+ */
+export const STORE_CLOSE_RESERVE_MS =
+  STORE_STEP_MS.jobs + 500 + STORE_STEP_MS.ledger + STORE_STEP_MS.records + STORE_STEP_MS.redis + STORE_STEP_MS.mongo + 500;

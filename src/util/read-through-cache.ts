@@ -44,8 +44,12 @@ export class ReadThroughCache<K extends string, V> {
     this.cache = new LRUCache<K, Box<V>>({
       max: options.max,
       ttl: options.ttlMs,
-      // A stale entry stays until replaced, to be served while the store is down.
+      // A stale entry stays until replaced, to be served while the store is down, and also
+      // when a read fails before the store is seen to be down (the driver notices a dead
+      // server only at its next heartbeat): a failed read cannot mean the value changed.
       noDeleteOnStaleGet: true,
+      allowStaleOnFetchRejection: true,
+      noDeleteOnFetchRejection: true,
       // `forget` aborts a read in flight: its callers still get what it read; the cache does
       // not keep it (lru-cache stores a fetch's value only while it is the entry's own).
       ignoreFetchAbort: true,

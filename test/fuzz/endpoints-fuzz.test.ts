@@ -4,6 +4,9 @@ import { solidPng } from '../fixtures/documents/test-images.js';
 import { TEST_ADMIN_TOKEN } from '../helpers/test-gateway.js';
 import { expectWellFormed, HEALTH_BOUND_MS, parseBody, probeHealth, readMetric, startEdgeWeb, whileProbing, type EdgeWeb } from './edge-web.js';
 import {
+  ceilingChatRequests,
+  quoteRequests,
+  receiptRequests,
   accountRequests,
   adminRequests,
   chatRequests,
@@ -15,6 +18,7 @@ import {
   type FuzzKeys,
   type FuzzRequest,
 } from './fuzz-arbitraries.js';
+import { embeddingsRequests } from './fuzz-embeddings.js';
 
 /**
  * Property-based fuzzing of every public endpoint against a spawned web over real Redis and
@@ -83,9 +87,13 @@ describe('fuzzing every public endpoint', () => {
   it('image generations', async () => property(generationRequests(keys), 25));
   it('image edits (multipart)', async () => property(editRequests(keys, png), 25));
   it('OCR', async () => property(ocrRequests(keys), 25));
+  it('embeddings', async () => property(embeddingsRequests(keys), 30));
   it('key, credits and the management key API', async () => property(accountRequests(keys), 30));
   it('models', async () => property(modelRequests(), 25));
   it('operator API', async () => property(adminRequests(keys, { accountId: edge.fundedAccount, keyId: edge.spareKeyId }), 40));
+  it('chat with Idempotency-Key and max_cost', async () => property(ceilingChatRequests(keys), 30));
+  it('quotes', async () => property(quoteRequests(keys), 30));
+  it('receipts', async () => property(receiptRequests(keys), 20));
   it('request records, usage and CSV exports', async () => property(recordRequests(keys, { accountId: edge.fundedAccount, keyId: edge.spareKeyId }), 40));
 
   it('the harness reaches past validation (known-good requests pass the same checks)', async () => {
@@ -94,6 +102,7 @@ describe('fuzzing every public endpoint', () => {
     const good: Array<[FuzzRequest, number]> = [
       [{ method: 'POST', path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${keys.funded}` }, body: chat }, 200],
       [{ method: 'GET', path: '/v1/models/local/echo', headers: {} }, 200],
+      [{ method: 'POST', path: '/v1/embeddings', headers: { ...json, authorization: `Bearer ${keys.funded}` }, body: JSON.stringify({ model: 'local/hashed-ngrams', input: ['hi', 'there'] }) }, 200],
       [{ method: 'GET', path: `/v1/admin/accounts/${edge.fundedAccount}`, headers: { authorization: `Bearer ${keys.admin}` } }, 200],
       [{ method: 'POST', path: '/v1/images/generations', headers: { ...json, authorization: `Bearer ${keys.freeTier}` }, body: JSON.stringify({ model: 'local/canvas-image', prompt: 'x' }) }, 403],
     ];
@@ -101,7 +110,7 @@ describe('fuzzing every public endpoint', () => {
   });
 
   it('the web is alive and responsive after the whole run', async () => {
-    expect(cases).toBeGreaterThanOrEqual(214);
+    expect(cases).toBeGreaterThanOrEqual(244);
     const after = await probeHealth(edge.url);
     expect(after.status).toBe(200);
     expect(after.ms).toBeLessThan(HEALTH_BOUND_MS);

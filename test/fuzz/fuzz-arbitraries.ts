@@ -21,14 +21,19 @@ export interface FuzzKeys {
  * they answer 503 (provider disabled), which is not the input's fault; random ids cover
  * "unknown model".
  */
-const LOCAL_MODELS = ['local/echo', 'local/echo-free', 'local/canvas-image', 'local/instant-image', 'local/reader'];
+const LOCAL_MODELS = ['local/echo', 'local/echo-free', 'local/canvas-image', 'local/instant-image', 'local/reader', 'local/hashed-ngrams'];
 
-const text = (maxLength = 60) => fc.string({ maxLength });
-const anyJson = fc.jsonValue({ maxDepth: 3 });
-const model = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...LOCAL_MODELS) }, { weight: 1, arbitrary: text(40) }, { weight: 1, arbitrary: anyJson });
-const maybeNumber = (min: number, max: number) => fc.oneof(fc.integer({ min, max }), fc.double({ noNaN: false }), text(8), fc.constant(null));
+/** Any string up to `maxLength`. */
+export const text = (maxLength = 60) => fc.string({ maxLength });
+/** Any JSON value. */
+export const anyJson = fc.jsonValue({ maxDepth: 3 });
+/** A model id: mostly a local one, sometimes any string or any JSON. */
+export const model = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...LOCAL_MODELS) }, { weight: 1, arbitrary: text(40) }, { weight: 1, arbitrary: anyJson });
+/** A number in range, or one of the wrong kind. */
+export const maybeNumber = (min: number, max: number) => fc.oneof(fc.integer({ min, max }), fc.double({ noNaN: false }), text(8), fc.constant(null));
 
-function bearer(keys: FuzzKeys, allowed: readonly (keyof FuzzKeys)[]) {
+/** A bearer key: mostly one of `allowed`, sometimes garbage or none. */
+export function bearer(keys: FuzzKeys, allowed: readonly (keyof FuzzKeys)[]) {
   return fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom(...allowed.map((k) => keys[k])) },
     { weight: 1, arbitrary: text(80) },
@@ -37,7 +42,7 @@ function bearer(keys: FuzzKeys, allowed: readonly (keyof FuzzKeys)[]) {
 }
 
 /** A JSON body: mostly shaped like the endpoint's input, sometimes any JSON, sometimes not JSON. */
-function jsonBody(shaped: fc.Arbitrary<unknown>) {
+export function jsonBody(shaped: fc.Arbitrary<unknown>) {
   return fc.oneof(
     { weight: 6, arbitrary: shaped.map((v) => JSON.stringify(v)) },
     { weight: 1, arbitrary: anyJson.map((v) => JSON.stringify(v)) },
@@ -46,12 +51,14 @@ function jsonBody(shaped: fc.Arbitrary<unknown>) {
   );
 }
 
-const contentType = fc.oneof(
+/** Mostly JSON, sometimes another content type. */
+export const contentType = fc.oneof(
   { weight: 8, arbitrary: fc.constant('application/json') },
   { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'multipart/form-data; boundary=x') },
 );
 
-function request(method: string, path: string, key: string | undefined, body?: string | FormData, type?: string): FuzzRequest {
+/** Builds a request with an optional bearer key and body. */
+export function request(method: string, path: string, key: string | undefined, body?: string | FormData, type?: string): FuzzRequest {
   const headers: Record<string, string> = {};
   if (key !== undefined) headers.authorization = `Bearer ${key}`;
   if (type !== undefined && body !== undefined) headers['content-type'] = type;
@@ -246,4 +253,41 @@ export function adminRequests(keys: FuzzKeys, ids: { accountId: string; keyId: s
   return fc
     .tuple(route, fc.oneof({ weight: 5, arbitrary: fc.constant(keys.admin) }, { weight: 1, arbitrary: text(30) }), jsonBody(body))
     .map(([[method, p], token, raw]) => request(method, p, token, method === 'GET' || method === 'DELETE' ? undefined : raw, 'application/json'));
+}
+
+/** What fetch can send as a header value (Latin-1, no control characters but tab). */
+const headerSafe = (v: string) => v.replace(/[^\t\x20-\x7e\x80-\xff]/g, '?');
+
+/** Hostile `Idempotency-Key` and `X-Max-Cost` values (and none). */
+const idempotencyKey = fc.oneof(fc.constant(undefined), text(20), fc.string({ minLength: 250, maxLength: 300 }), fc.constantFrom('k\u00e9y', '\t', ' '));
+const maxCost = fc.oneof(fc.constant(undefined), fc.constantFrom('0', '-1', '1e-9', '0.000000001', '1000001', 'abc', '0.0000000001', '5'), text(10));
+
+/** `POST /v1/chat/completions` with idempotency keys and ceilings, in header and body. */
+export function ceilingChatRequests(keys: FuzzKeys): fc.Arbitrary<FuzzRequest> {
+  const body = fc.tuple(validChat, fc.oneof(fc.constant(undefined), maybeNumber(-1, 5), anyJson)).map(([chat, cost]) => (cost === undefined ? chat : { ...chat, max_cost: cost }));
+  return fc.tuple(bearer(keys, ['funded', 'freeTier']), jsonBody(body), idempotencyKey, maxCost).map(([key, raw, idem, cap]) => {
+    const req = request('POST', '/v1/chat/completions', key, raw, 'application/json');
+    if (idem !== undefined) req.headers['idempotency-key'] = headerSafe(idem);
+    if (cap !== undefined) req.headers['x-max-cost'] = headerSafe(cap);
+    return req;
+  });
+}
+
+/** `POST /v1/quote` with shaped, mutated and wild `{endpoint, body}`. */
+export function quoteRequests(keys: FuzzKeys): fc.Arbitrary<FuzzRequest> {
+  const endpoint = fc.oneof(fc.constantFrom('chat/completions', '/v1/chat/completions', 'responses', 'messages', 'images/generations', 'images/edits', 'ocr', 'embeddings'), text(30), anyJson);
+  const inner = fc.oneof(validChat, mutatedChat, anyJson, fc.record({ model: model, prompt: text(20), n: maybeNumber(-1, 20), max_cost: maybeNumber(-1, 2) }, { requiredKeys: [] }));
+  const body = fc.record({ endpoint, body: inner }, { requiredKeys: [] });
+  return fc.tuple(bearer(keys, ['funded', 'freeTier', 'management']), jsonBody(body), contentType).map(([key, raw, type]) => request('POST', '/v1/quote', key, raw, type));
+}
+
+/** Receipts: the public keys, one request's receipt, and the JSON-lines export. */
+export function receiptRequests(keys: FuzzKeys): fc.Arbitrary<FuzzRequest> {
+  const id = fc.oneof(fc.constant('req_0123abcd'), text(40).map(encodeURIComponent));
+  const query = fc.oneof(fc.constant(''), fc.constantFrom('?from=2026-02-30', '?to=x', '?from=2026-01-01T00:00:00Z&to=2025-01-01T00:00:00Z', '?from=%zz'));
+  return fc.oneof(
+    fc.constant(request('GET', '/v1/receipts/keys', undefined)),
+    fc.tuple(id, bearer(keys, ['funded', 'management', 'freeTier'])).map(([r, key]) => request('GET', `/v1/requests/${r}/receipt`, key)),
+    fc.tuple(query, bearer(keys, ['management', 'funded'])).map(([q, key]) => request('GET', `/v1/receipts/export${q}`, key)),
+  );
 }

@@ -3,10 +3,11 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { captureOutput } from './capture-output.js';
+import { waitFor } from './wait-for.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** A real `web` process (src/server.ts) started for a test. */
+/** A real `web` process (src/http/server.ts) started for a test. */
 export interface WebProcess {
   url: string;
   /** Everything the process wrote to stdout and stderr (for failure messages). */
@@ -29,28 +30,21 @@ export async function freePort(): Promise<number> {
 }
 
 async function waitReady(url: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+  await waitFor('the web process to be ready', async () => {
     if (child.exitCode !== null) throw new Error(`web process exited early (${child.exitCode}):\n${output()}`);
-    try {
-      const res = await fetch(`${url}/readyz`);
-      if (res.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`web process not ready within ${timeoutMs} ms:\n${output()}`);
+    // Not listening yet counts as not ready.
+    return (await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200;
+  }, { timeoutMs, intervalMs: 100, detail: output });
 }
 
 /**
- * Starts `node --import tsx src/server.ts` with the given environment (NODE_ENV, REDIS_URL,
+ * Starts `node --import tsx src/http/server.ts` with the given environment (NODE_ENV, REDIS_URL,
  * MONGODB_URI, MONGODB_DB, REDIS_PREFIX, ADMIN_TOKEN; PORT is picked here) and waits until
  * `/readyz` answers 200. The database should be prepared (indexes, catalog) beforehand.
  */
 export async function spawnWeb(env: Record<string, string>, timeoutMs = 60_000): Promise<WebProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/http/server.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,11 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { createApp, type AppExtensions } from '../../src/app.js';
+import { createApp, type AppExtensions } from '../../src/http/app.js';
 import type { Clock } from '../../src/billing/periods.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
-import { prepareDatabase as prepareSchema } from '../../src/db/prepare-database.js';
+import { prepareDatabase as prepareSchema } from '../../src/store/prepare-database.js';
 import { createDeps, type Deps } from '../../src/deps.js';
+import type { JobQueueOptions } from '../../src/queue/job-queue.js';
 import { createLogger } from '../../src/log/logger.js';
 import { testMongoUri, testRedisUrl, uniqueName } from '../setup/test-context.js';
 
@@ -50,7 +51,13 @@ export async function prepareDatabase(deps: Deps): Promise<void> {
 
 /** Starts an in-process gateway. */
 export async function startTestGateway(
-  options: { env?: Record<string, string>; clock?: Clock; extensions?: (deps: Deps) => AppExtensions } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    /** Opens the job queue with these settings (images and OCR routes); none by default. */
+    jobs?: JobQueueOptions;
+    extensions?: (deps: Deps) => AppExtensions;
+  } = {},
 ): Promise<TestGateway> {
   const config = loadConfig(options.env ?? testEnv());
   let captured = '';
@@ -61,7 +68,7 @@ export async function startTestGateway(
     },
   });
   const log = createLogger(config.logLevel, sink);
-  const deps = await createDeps(config, log, { clock: options.clock });
+  const deps = await createDeps(config, log, { clock: options.clock, jobs: options.jobs ?? false });
   await prepareDatabase(deps);
   const app = createApp(deps, options.extensions?.(deps));
   const server: Server = createServer(app.callback());

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { Redis, type RedisOptions } from 'ioredis';
+import { waitFor } from './wait-for.js';
 
 /** Options of {@link waitRedisPong}. */
 export interface WaitRedisOptions {
@@ -12,20 +13,17 @@ export interface WaitRedisOptions {
 
 /** Waits until a freshly started redis-server answers PING, probing with short-lived clients. */
 export async function waitRedisPong(url: string, options: WaitRedisOptions = {}): Promise<void> {
-  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
-  while (Date.now() < deadline) {
+  await waitFor(`redis-server at ${url} to answer PING`, async () => {
     if (options.child && options.child.exitCode !== null) throw new Error(`redis-server at ${url} exited (${options.child.exitCode})`);
     const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, ...options.client });
     probe.on('error', () => undefined);
     try {
       await probe.connect();
-      if ((await probe.ping()) === 'PONG') return;
+      return (await probe.ping()) === 'PONG';
     } catch {
-      // not up yet
+      return false; // not up yet
     } finally {
       probe.disconnect();
     }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`redis-server at ${url} did not answer`);
+  }, { timeoutMs: options.timeoutMs ?? 10_000 });
 }

@@ -2,10 +2,10 @@ import { afterAll, expect } from 'vitest';
 import { answeredDocuments, answeredRecorder, specProblems } from '../helpers/spec-recorder.js';
 
 /**
- * Test files whose answers must conform to OpenAI's spec: the chat, images, models and error
- * tests. Fault and limits tests are left out: what they provoke is covered by the error table.
+ * Test files whose answers must conform to OpenAI's spec: the chat, images, embeddings, models
+ * and error tests. Fault and limits tests are left out: what they provoke is covered by the error table.
  */
-const CHECKED = /test\/(e2e|integration\/(chat|queue|foundation))\//;
+const CHECKED = /test\/(e2e|integration\/(chat|queue|foundation|embeddings))\//;
 
 // After each test file: every JSON body and stream chunk the shared helpers received from a
 // gateway is validated (see test/helpers/spec-recorder.ts for the route → schema table).

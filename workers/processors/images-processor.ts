@@ -1,17 +1,21 @@
 import type { Job } from 'bullmq';
 import { costOf, imageUnits } from '../../src/billing/pricing.js';
-import type { ImageGenerateCall, ImageResult } from '../../src/providers/images/image-types.js';
+import type { ImageGenerateCall, ImageResult, ImagesCapability } from '../../src/providers/images/image-types.js';
 import { pricedModel } from '../../src/queue/job-model.js';
-import type { ImagesJobResult, JobDataMap, JobSummary } from '../../src/queue/job-types.js';
+import type { ImagesJobResult, JobDataMap, JobModel, JobSummary } from '../../src/queue/job-types.js';
+import { onJobRoutes, type RoutedAnswer } from './job-routes.js';
 import { loadBlob, runJob, type JobWork, type ProcessorContext } from './job-runner.js';
 
 type ImagesJob = JobDataMap['images'];
 
-async function callProvider(ctx: ProcessorContext, data: ImagesJob, signal: AbortSignal): Promise<ImageResult> {
-  const images = ctx.providers.images(data.model.provider);
+async function callProvider(ctx: ProcessorContext, data: ImagesJob, signal: AbortSignal): Promise<RoutedAnswer<ImageResult>> {
+  return onJobRoutes(data.model, ctx.log, (provider) => ctx.providers.images(provider), (images, route) => callRoute(ctx, data, images, route, signal), signal);
+}
+
+async function callRoute(ctx: ProcessorContext, data: ImagesJob, images: ImagesCapability, route: JobModel, signal: AbortSignal): Promise<ImageResult> {
   const { params } = data;
   const call: ImageGenerateCall = {
-    upstreamModel: data.model.upstreamModel,
+    upstreamModel: route.upstreamModel,
     prompt: params.prompt,
     n: params.n,
     signal,
@@ -33,11 +37,13 @@ async function callProvider(ctx: ProcessorContext, data: ImagesJob, signal: Abor
 export function imagesProcessor(ctx: ProcessorContext): (job: Job<ImagesJob>) => Promise<JobSummary> {
   return (job) =>
     runJob(job, ctx, async (signal): Promise<JobWork> => {
-      const output = await callProvider(ctx, job.data, signal);
-      const model = pricedModel(job.data.model);
+      const answer = await callProvider(ctx, job.data, signal);
+      const output = answer.value;
+      // Metered at the prices of the route that answered.
+      const model = pricedModel(answer.route);
       const units = imageUnits(model, output.usage);
       const cost = costOf(model, units).toString();
-      const result: ImagesJobResult = { images: output.images, usage: output.usage, units, cost };
+      const result: ImagesJobResult = { images: output.images, usage: output.usage, units, cost, ...(answer.index !== undefined ? { route: answer.index } : {}) };
       return { result, summary: { cost, units } };
     });
 }

@@ -1,8 +1,9 @@
 import type { Job } from 'bullmq';
 import { costOf, ocrUnits } from '../../src/billing/pricing.js';
-import type { OcrDocument } from '../../src/providers/ocr/ocr-types.js';
+import type { OcrCapability, OcrDocument } from '../../src/providers/ocr/ocr-types.js';
 import { pricedModel } from '../../src/queue/job-model.js';
-import type { JobDataMap, JobSummary, OcrJobResult } from '../../src/queue/job-types.js';
+import type { JobDataMap, JobModel, JobSummary, OcrJobResult } from '../../src/queue/job-types.js';
+import { onJobRoutes } from './job-routes.js';
 import { loadBlob, runJob, type JobWork, type ProcessorContext } from './job-runner.js';
 
 type OcrJob = JobDataMap['ocr'];
@@ -15,14 +16,16 @@ export function ocrProcessor(ctx: ProcessorContext): (job: Job<OcrJob>) => Promi
   return (job) =>
     runJob(job, ctx, async (signal): Promise<JobWork> => {
       const { data } = job;
-      const ocr = ctx.providers.ocr(data.model.provider);
       const file = await loadBlob(ctx, data.requestId, data.document);
       const document: OcrDocument =
         data.document.kind === 'pdf' ? { kind: 'pdf', data: file.data } : { kind: 'image', data: file.data, contentType: file.contentType };
-      const output = await ocr.recognize({ upstreamModel: data.model.upstreamModel, document, signal, ...(data.options ? { options: data.options } : {}) });
+      const recognize = (ocr: OcrCapability, route: JobModel) => ocr.recognize({ upstreamModel: route.upstreamModel, document, signal, ...(data.options ? { options: data.options } : {}) });
+      const answer = await onJobRoutes(data.model, ctx.log, (provider) => ctx.providers.ocr(provider), recognize, signal);
+      const output = answer.value;
       const units = ocrUnits(output.usage.pagesProcessed);
-      const cost = costOf(pricedModel(data.model), units).toString();
-      const result: OcrJobResult = { pages: output.pages, usage: output.usage, units, cost };
+      // Metered at the prices of the route that answered.
+      const cost = costOf(pricedModel(answer.route), units).toString();
+      const result: OcrJobResult = { pages: output.pages, usage: output.usage, units, cost, ...(answer.index !== undefined ? { route: answer.index } : {}) };
       return { result, summary: { cost, units } };
     });
 }

@@ -51,17 +51,18 @@ function axisUsd(v) {
 function chart(title, rows, field) {
   const { days, models, series } = pivot(rows, field);
   const box = h('figure', { class: 'chart', 'data-testid': `chart-${field}`, 'data-models': models.join(','), 'data-total': String(series.flat().reduce((a, b) => a + b, 0)) }, h('figcaption', {}, title));
-  /** @type {any} */
-  const uPlot = /** @type {any} */ (globalThis).uPlot;
+  // uPlot comes as a classic script (a global); the page still shows the table without it.
+  const uPlot = /** @type {{ uPlot?: typeof import('uplot') }} */ (/** @type {unknown} */ (globalThis)).uPlot;
   if (!uPlot) return box;
   const xs = days.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
+  /** @type {import('uplot').Options} */
   const opts = {
     width: 520,
     height: 220,
     legend: { live: false },
     scales: { x: { time: true } },
-    series: [{}, ...models.map((model, i) => ({ label: model, stroke: COLORS[i % COLORS.length], width: 2, points: { size: 6 }, value: (/** @type {any} */ _u, /** @type {number} */ v) => (v == null ? '—' : field === 'cost_usd' ? usd(v) : String(v)) }))],
-    axes: [{}, { size: 84, values: (/** @type {any} */ _u, /** @type {number[]} */ ticks) => ticks.map((v) => (field === 'cost_usd' ? axisUsd(v) : String(v))) }],
+    series: [{}, ...models.map((model, i) => ({ label: model, stroke: COLORS[i % COLORS.length], width: 2, points: { size: 6 }, value: (/** @type {import('uplot')} */ _u, /** @type {number | null} */ v) => (v == null ? '—' : field === 'cost_usd' ? usd(v) : String(v)) }))],
+    axes: [{}, { size: 84, values: (_u, ticks) => ticks.map((v) => (field === 'cost_usd' ? axisUsd(v) : String(v))) }],
   };
   // uPlot renders once the figure is in the document and sized.
   queueMicrotask(() => new uPlot(opts, [xs, ...series], box));

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { requireSameOrigin } from '../../console/same-origin.js';
+import { requireSameOrigin } from './same-origin.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { GatewayContext, GatewayState } from '../state.js';
 import { bearerToken } from './authenticate.js';

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { requireSameOrigin } from '../../console/same-origin.js';
+import { requireSameOrigin } from './same-origin.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { KeyAuthenticator } from '../../keys/key-auth.js';
 import type { KeyDoc, KeyRole } from '../../keys/key-types.js';

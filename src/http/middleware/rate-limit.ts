@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
-import type { Admission, RateInfo } from '../../limits/admission-types.js';
+import type { Admission } from '../../limits/admission-types.js';
+import type { RateInfo } from '../../limits/rate-info.js';
 import { rateInfoOf } from '../../limits/rate-check.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../state.js';
 

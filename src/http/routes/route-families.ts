@@ -1,23 +1,27 @@
 import type { Router } from '@koa/router';
 import type { Middleware } from 'koa';
-import { consoleRoutes } from '../../console/console-routes.js';
-import { queueDashboardRoutes } from '../../console/queue-dashboard.js';
+import { consoleRoutes } from './console/console-routes.js';
+import { queueDashboardRoutes } from './admin/queue-dashboard.js';
 import type { Deps } from '../../deps.js';
-import { metricsRoutes } from '../../metrics/metrics-routes.js';
+import { metricsRoutes } from './metrics/metrics-routes.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import type { QueuedServiceDeps } from '../../queue/queued-service-deps.js';
+import { ceilingAdmission } from '../../quote/cost-ceiling.js';
 import { recordingAdmission } from '../../requests/recording-admission.js';
 import { deferredRateLimit, rateLimit } from '../middleware/rate-limit.js';
 import type { GatewayState } from '../state.js';
 import { accountRoutes, type LiveUsageReader } from './account/account-routes.js';
 import { adminRoutes } from './admin/admin-routes.js';
 import { chatRoutes } from './chat/chat-routes.js';
+import { embeddingsRoutes } from './embeddings/embeddings-routes.js';
 import { healthRoutes } from './health/health-routes.js';
 import { imagesRoutes } from './images/images-routes.js';
 import { managementRoutes } from './keys/management-routes.js';
 import { messagesRoutes } from './messages/messages-routes.js';
 import { modelsRoutes } from './models/models-routes.js';
 import { ocrRoutes } from './ocr/ocr-routes.js';
+import { quoteRoutes } from './quote/quote-routes.js';
+import { receiptsRoutes } from './receipts/receipts-routes.js';
 import { requestsRoutes } from './requests/requests-routes.js';
 import { responsesRoutes } from './responses/responses-routes.js';
 
@@ -27,8 +31,6 @@ export interface RouteFamilyDeps extends Deps {
   readonly rateLimit: Middleware<GatewayState>;
   /** Per-key RPM check run inside admission's script, for routes that pass `ctx.state.rate` on. */
   readonly deferredRateLimit?: Middleware<GatewayState>;
-  /** The job queue of the queue-backed families (images, OCR); without it they are not mounted. */
-  readonly jobs?: JobQueue;
   /** Live usage shown by `GET /v1/key`; defaults to the admission state. */
   readonly liveUsage?: LiveUsageReader;
   /** Trust and resolver overrides for OCR document fetches (tests against local https servers). */
@@ -58,10 +60,13 @@ export const ROUTE_FAMILIES: readonly RouteFamily[] = [
   { name: 'account', mount: (deps) => accountRoutes(deps, deps.liveUsage ?? ((key) => deps.admission.liveUsage(key))) },
   { name: 'keys management', mount: (deps) => managementRoutes(deps) },
   { name: 'request records', mount: (deps) => requestsRoutes(deps) },
+  { name: 'receipts', mount: (deps) => receiptsRoutes(deps) },
   { name: 'admin', mount: (deps) => adminRoutes(deps) },
   { name: 'chat', mount: (deps) => chatRoutes(deps) },
+  { name: 'quote', mount: (deps) => quoteRoutes(deps, deps.liveUsage ?? ((key) => deps.admission.liveUsage(key))) },
   { name: 'responses', mount: (deps) => responsesRoutes(deps) },
   { name: 'messages', mount: (deps) => messagesRoutes(deps) },
+  { name: 'embeddings', mount: (deps) => embeddingsRoutes(deps) },
   { name: 'images', mount: (deps) => mapDefined(queued(deps), imagesRoutes) },
   { name: 'ocr', mount: (deps) => mapDefined(queued(deps), ocrRoutes) },
   { name: 'metrics', mount: (deps) => metricsRoutes(deps.metrics, deps.config.adminToken) },
@@ -74,12 +79,13 @@ function mapDefined<T, R>(value: T | undefined, f: (value: T) => R): R | undefin
 }
 
 /** What the web process adds to {@link Deps} for its routes. */
-export type RouteOptions = Pick<RouteFamilyDeps, 'jobs' | 'liveUsage' | 'documentFetch'>;
+export type RouteOptions = Pick<RouteFamilyDeps, 'liveUsage' | 'documentFetch'>;
 
 /** The routers of every family this process can serve, in {@link ROUTE_FAMILIES} order. */
 export function routeFamilies(deps: Deps, options: RouteOptions = {}): Router<GatewayState>[] {
   // Admissions made by the routes fill the request records (model, provider, charge).
-  const admission = recordingAdmission(deps.admission, deps.requests);
+  // Ceilings are checked inside, so a `max_cost_exceeded` refusal is recorded with its model.
+  const admission = recordingAdmission(ceilingAdmission(deps.admission, deps.ceilings), deps.requests);
   const familyDeps: RouteFamilyDeps = { ...deps, ...options, admission, rateLimit: rateLimit(deps.admission), deferredRateLimit: deferredRateLimit(deps.admission) };
   return ROUTE_FAMILIES.flatMap((family) => family.mount(familyDeps) ?? []);
 }

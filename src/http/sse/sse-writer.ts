@@ -15,6 +15,11 @@ export function sseFrame(data: string): string {
   return `data: ${data}\n\n`;
 }
 
+/** Frames one named event the way OpenAI's and Anthropic's streams do: an `event:` line, then data. */
+export function namedFrame(name: string, data: unknown): string {
+  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
 /** The terminating frame of an OpenAI-style stream. */
 export const SSE_DONE = sseFrame('[DONE]');
 
@@ -48,11 +53,6 @@ export class SseWriter {
     this.res.flushHeaders();
   }
 
-  /** Writes one JSON event; resolves when the socket can take more (or the client left). */
-  async send(payload: unknown): Promise<void> {
-    await this.write(sseFrame(JSON.stringify(payload)));
-  }
-
   /** Writes a raw, already framed piece of the stream. */
   async write(frame: string): Promise<void> {
     if (this.closed) return;
@@ -66,11 +66,6 @@ export class SseWriter {
       this.waiters.add(wake);
       this.res.once('drain', wake);
     });
-  }
-
-  /** Writes `[DONE]` and ends the response. */
-  finish(): Promise<void> {
-    return this.end(SSE_DONE);
   }
 
   /** Ends the response after `last` (a framed piece, or nothing); resolves once sent or the client left. */

@@ -1,28 +1,21 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import { isRecord, recordAt, stringAt, type JsonRecord } from '../http/narrow.js';
 import type { UpstreamClient } from '../http/upstream-client.js';
-import type { MessagesCapability, MessagesRelayCall, RelayedCounts, RelayedEvent, RelayedMessage } from '../messages/messages-relay-types.js';
+import type { MessagesCapability, MessagesRelayCall, RelayedEvent, RelayedMessage } from '../messages/messages-relay-types.js';
 import { decodeSse, parseSseJson } from '../sse/sse-decoder.js';
 import type { AnthropicChatOptions } from './anthropic-chat.js';
 import { anthropicEndpoint, anthropicHeaders } from './anthropic-chat.js';
-import { readAnthropicUsage } from './anthropic-response.js';
+import { readAnthropicUsage, toTokenUsage, type AnthropicTokenCounts } from './anthropic-response.js';
 
-function countsOf(usage: unknown, before: RelayedCounts = {}): RelayedCounts {
-  const read = readAnthropicUsage(usage);
-  return {
-    ...before,
-    ...(read.input !== undefined ? { promptTokens: read.input } : {}),
-    ...(read.output !== undefined ? { completionTokens: read.output } : {}),
-  };
-}
-
-/** The text an event adds to the answer; what a stream cut short is billed by. */
-function producedBy(event: JsonRecord): string {
+/** The text an event adds to the answer, and whether it is thinking; what a stream cut short is billed by. */
+function producedBy(event: JsonRecord): { produced: string; reasoning: boolean } {
   const type = stringAt(event, 'type');
-  if (type === 'content_block_start') return stringAt(recordAt(event, 'content_block'), 'name') ?? '';
-  if (type !== 'content_block_delta') return '';
+  if (type === 'content_block_start') return { produced: stringAt(recordAt(event, 'content_block'), 'name') ?? '', reasoning: false };
+  if (type !== 'content_block_delta') return { produced: '', reasoning: false };
   const delta = recordAt(event, 'delta');
-  return stringAt(delta, 'text') ?? stringAt(delta, 'thinking') ?? stringAt(delta, 'partial_json') ?? '';
+  const thinking = stringAt(delta, 'thinking');
+  if (thinking !== undefined) return { produced: thinking, reasoning: true };
+  return { produced: stringAt(delta, 'text') ?? stringAt(delta, 'partial_json') ?? '', reasoning: false };
 }
 
 /** Usage of a stream event: on `message_start` inside the message, on `message_delta` at the top. */
@@ -49,17 +42,19 @@ export function createAnthropicRelay(options: AnthropicChatOptions): MessagesCap
     if (!isRecord(response.body) || !Array.isArray(response.body.content)) {
       throw new GatewayError('upstream_error', 'The upstream provider answered without content');
     }
-    return { message: response.body, counts: countsOf(response.body.usage) };
+    return { message: response.body, usage: toTokenUsage(readAnthropicUsage(response.body.usage), '') };
   }
 
   async function* stream(call: MessagesRelayCall): AsyncGenerator<RelayedEvent> {
     const response = await options.client.request({ url, headers: headersOf(call, true), body: bodyOf(call), signal: call.signal });
-    let counts: RelayedCounts = {};
+    let counts: AnthropicTokenCounts = {};
+    let final = false;
     for await (const sse of decodeSse(response.body)) {
       const data = parseSseJson(sse.data);
       if (!isRecord(data) || typeof data.type !== 'string') throw new GatewayError('upstream_error', 'The upstream provider sent an event without a type');
-      counts = countsOf(usageOf(data), counts);
-      yield { data, counts, produced: producedBy(data) };
+      counts = { ...counts, ...readAnthropicUsage(usageOf(data)) };
+      final ||= data.type === 'message_delta';
+      yield { data, usage: toTokenUsage(counts, ''), final, ...producedBy(data) };
     }
   }
 

@@ -28,6 +28,8 @@ class StreamState {
   stopped = false;
   /** Content block index → OpenAI tool call index. */
   private readonly toolIndexes = new Map<number, number>();
+  /** Blocks of tools the upstream runs itself (web search, MCP): their input is not the client's to call. */
+  readonly serverToolBlocks = new Set<number>();
 
   toolIndex(block: number, create: boolean): number | undefined {
     if (create && !this.toolIndexes.has(block)) this.toolIndexes.set(block, this.toolIndexes.size);
@@ -47,6 +49,7 @@ function blockStart(event: JsonRecord, state: StreamState): Delta | undefined {
     const call = { index, id: stringAt(block, 'id') ?? '', type: 'function' as const, function: { name: stringAt(block, 'name') ?? '', arguments: '' } };
     return { tool_calls: [call] };
   }
+  if (type === 'server_tool_use' || type === 'mcp_tool_use') state.serverToolBlocks.add(numberAt(event, 'index') ?? 0);
   const text = type === 'text' ? stringAt(block, 'text') : undefined;
   return text === undefined || text === '' ? undefined : { content: text };
 }
@@ -62,7 +65,9 @@ function blockDelta(event: JsonRecord, state: StreamState): Delta | undefined {
       return { reasoning: thinking };
     }
     case 'input_json_delta': {
-      const index = state.toolIndex(numberAt(event, 'index') ?? 0, false);
+      const block = numberAt(event, 'index') ?? 0;
+      if (state.serverToolBlocks.has(block)) return undefined;
+      const index = state.toolIndex(block, false);
       if (index === undefined) throw new GatewayError('upstream_error', 'The upstream provider sent tool input for an unknown block');
       return { tool_calls: [{ index, function: { arguments: stringAt(delta, 'partial_json') ?? '' } }] };
     }
@@ -95,9 +100,11 @@ function mapEvent(event: JsonRecord, state: StreamState): ChatStreamEvent | unde
       const reason = finishReason(stringAt(recordAt(event, 'delta'), 'stop_reason'));
       return reason === null ? undefined : delta({}, reason);
     }
-    case 'message_stop':
+    case 'message_stop': {
       state.stopped = true;
-      return { kind: 'usage', usage: toTokenUsage(state.counts, state.thinking) };
+      const usage = toTokenUsage(state.counts, state.thinking);
+      return usage === undefined ? undefined : { kind: 'usage', usage };
+    }
     case 'error':
       throw anthropicStreamError(event);
     default:
@@ -121,6 +128,9 @@ export async function* mapAnthropicStream(events: AsyncIterable<SseEvent>): Asyn
       if (!isRecord(payload)) throw new GatewayError('upstream_error', 'The upstream provider sent a malformed event');
       const item = mapEvent(payload, state);
       if (item !== undefined) yield item;
+      // The input count arrives first: passed on at once, a stream cut short still bills it.
+      const early = stringAt(payload, 'type') === 'message_start' ? toTokenUsage(state.counts, '') : undefined;
+      if (early !== undefined) yield { kind: 'usage', usage: early, partial: true };
     }
   } catch (err) {
     if (state.stopped) return;

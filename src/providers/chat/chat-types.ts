@@ -62,11 +62,26 @@ export interface ToolCall {
   function: { name: string; arguments: string };
 }
 
-/** Token counts as reported by an upstream (or counted locally). */
+/**
+ * Usage normalized from any vendor's report (or counted locally). Every vendor's shape maps
+ * to it: input counts include cache reads and writes (Anthropic reports them apart), output
+ * counts include reasoning (xAI and Gemini report it apart).
+ */
 export interface TokenUsage {
+  /** Every input token billed: plain, cache reads and cache writes. */
   promptTokens: number;
+  /** Every output token: visible and reasoning. */
   completionTokens: number;
+  /** Reasoning tokens, part of `completionTokens`. */
   reasoningTokens: number;
+  /** Input read from the prompt cache, part of `promptTokens`. */
+  cachedTokens?: number;
+  /** Input written to the prompt cache (5-minute lifetime), part of `promptTokens`. */
+  cacheWriteTokens?: number;
+  /** Input written to the prompt cache with a 1-hour lifetime, part of `promptTokens`. */
+  cacheWrite1hTokens?: number;
+  /** Server-side web searches the upstream ran. */
+  webSearches?: number;
 }
 
 /** One choice of a non-streamed completion. */
@@ -89,7 +104,8 @@ export interface ChatChoice {
 /** What an adapter returns for a non-streamed call (the gateway adds `model`, ids and cost). */
 export interface ChatResult {
   choices: ChatChoice[];
-  usage: TokenUsage;
+  /** The upstream's usage; absent when it reported none (the gateway then counts). */
+  usage?: TokenUsage;
   /** Upstream fields worth passing on (e.g. `system_fingerprint`). */
   extra?: Record<string, unknown>;
 }
@@ -110,10 +126,14 @@ export interface ChatDelta {
   logprobs?: unknown;
 }
 
-/** Items of an adapter's stream: deltas, then exactly one final usage item. */
+/**
+ * Items of an adapter's stream: deltas and the upstream's usage as it reports it. A `partial`
+ * usage item (e.g. Anthropic's input count at the start) may be followed by a final one; an
+ * upstream that reports none yields no usage item (the gateway then counts).
+ */
 export type ChatStreamEvent =
   | { kind: 'delta'; choices: ChatDelta[] }
-  | { kind: 'usage'; usage: TokenUsage };
+  | { kind: 'usage'; usage: TokenUsage; partial?: boolean };
 
 /** Input of a chat call. */
 export interface ChatCall {
@@ -125,6 +145,8 @@ export interface ChatCall {
 
 /** The chat capability of a provider. */
 export interface ChatCapability {
+  /** The request field this upstream honours as the output limit (default `max_tokens`). */
+  outputLimitField?: 'max_tokens' | 'max_completion_tokens';
   /**
    * Output tokens the upstream may produce for this body when the adapter sends it a larger limit
    * than the client asked for (e.g. a thinking budget on top of the answer), so the hold covers it.

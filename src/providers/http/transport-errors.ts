@@ -40,12 +40,17 @@ export function toTransportError(err: unknown, ctx: AbortContext): GatewayError 
   if (ctx.totalTimedOut) {
     return new GatewayError('upstream_timeout', `The upstream provider did not finish within ${ctx.totalMs ?? 0} ms`, {
       cause: err,
+      upstream: { transport: 'timeout' },
     });
   }
   if (ctx.callerSignal.aborted) return abortReasonError(ctx.callerSignal.reason);
   const code = errorCode(err);
   const timeoutMessage = code === undefined ? undefined : TIMEOUT_MESSAGES[code];
-  if (timeoutMessage !== undefined) return new GatewayError('upstream_timeout', timeoutMessage, { cause: err });
+  if (timeoutMessage !== undefined) return new GatewayError('upstream_timeout', timeoutMessage, { cause: err, upstream: { transport: 'timeout' } });
   const suffix = code === undefined ? '' : ` (${code})`;
-  return new GatewayError('upstream_error', `The upstream connection failed${suffix}`, { cause: err });
+  const transport = code !== undefined && CONNECT_CODES.has(code) ? 'connect' : 'reset';
+  return new GatewayError('upstream_error', `The upstream connection failed${suffix}`, { cause: err, upstream: { transport } });
 }
+
+/** Socket codes of a connection that was never made (anything else is a reset). */
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);

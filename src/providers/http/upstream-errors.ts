@@ -46,13 +46,44 @@ export function sanitizeUpstreamMessage(message: string): string {
   return masked.length > MAX_MESSAGE_LENGTH ? `${masked.slice(0, MAX_MESSAGE_LENGTH)}…` : masked;
 }
 
+/** Error types and codes vendors use when the gateway's own upstream account is out of money. */
+const ACCOUNT_ERROR_KINDS: ReadonlySet<string> = new Set([
+  'insufficient_quota', // OpenAI (429)
+  'billing_error', // Anthropic (402)
+  'billing_hard_limit_reached', // OpenAI
+  'billing_not_active', // OpenAI
+  'insufficient_balance', // DeepSeek-style proxies
+]);
+
+/** Messages that say the same where the type does not (Anthropic sends a 400 for a low balance). */
+const ACCOUNT_ERROR_MESSAGE = /credit balance is too low|exceeded your current quota/i;
+
+/**
+ * Whether an upstream error body says the gateway's upstream account has no quota or credit.
+ * That is the operator's problem, not the client's: retrying or fixing the request cannot help.
+ */
+export function isUpstreamAccountError(bodyText: string): boolean {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bodyText);
+  } catch {
+    return false;
+  }
+  const error = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>).error : undefined;
+  const kinds = [stringAt(error, 'type'), stringAt(error, 'code')].filter((k): k is string => k !== undefined);
+  if (kinds.some((k) => ACCOUNT_ERROR_KINDS.has(k.toLowerCase()))) return true;
+  return ACCOUNT_ERROR_MESSAGE.test(stringAt(error, 'message') ?? '');
+}
+
 function withDetail(prefix: string, message: string | undefined): string {
   return message === undefined ? prefix : `${prefix}: ${sanitizeUpstreamMessage(message)}`;
 }
 
 /**
  * Maps a non-2xx upstream response to a GatewayError. 401/403 mean the gateway's own
- * credentials were refused, so they are the gateway's fault (502), never the client's.
+ * credentials were refused, and a quota or billing error means its upstream account is out
+ * of money (even when sent as 429 or 400): both are the gateway's fault (502), never the
+ * client's own rate limit or bad request.
  */
 export function upstreamStatusError(
   status: number,
@@ -60,19 +91,40 @@ export function upstreamStatusError(
   bodyText: string,
 ): GatewayError {
   const message = extractUpstreamMessage(bodyText);
+  const code = extractUpstreamCode(bodyText);
+  const upstream = code === undefined ? { status } : { status, code };
+  if (status >= 400 && status < 500 && isUpstreamAccountError(bodyText)) {
+    return new GatewayError('upstream_error', withDetail(`The upstream provider refused the gateway's account (status ${status})`, message), { upstream });
+  }
   if (status === 429) {
     const retryAfterSeconds = parseRetryAfter(headers['retry-after']);
     return new GatewayError('rate_limited', withDetail('The upstream provider is rate limiting', message), {
       retryAfterSeconds,
+      upstream,
     });
   }
-  if (status === 408) return new GatewayError('upstream_timeout', withDetail('The upstream provider timed out', message));
+  if (status === 408) return new GatewayError('upstream_timeout', withDetail('The upstream provider timed out', message), { upstream });
   if (status === 400 || status === 422) {
-    return new GatewayError('invalid_request', withDetail('The upstream provider rejected the request', message));
+    return new GatewayError('invalid_request', withDetail('The upstream provider rejected the request', message), { upstream });
   }
+  if (status === 413) return new GatewayError('payload_too_large', withDetail('The upstream provider found the request too large', message), { upstream });
   if (status === 401 || status === 403) {
-    return new GatewayError('upstream_error', `The upstream provider refused the gateway's credentials (status ${status})`);
+    return new GatewayError('upstream_error', `The upstream provider refused the gateway's credentials (status ${status})`, { upstream });
   }
-  if (status === 404) return new GatewayError('upstream_error', withDetail('The upstream provider returned 404', message));
-  return new GatewayError('upstream_error', withDetail(`The upstream provider failed with status ${status}`, message));
+  if (status === 404) return new GatewayError('upstream_error', withDetail('The upstream provider returned 404', message), { upstream });
+  return new GatewayError('upstream_error', withDetail(`The upstream provider failed with status ${status}`, message), { upstream });
+}
+
+/** The vendor's machine-readable error code (`error.code`, else `error.type`), if any. */
+export function extractUpstreamCode(bodyText: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bodyText);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const nested = (parsed as Record<string, unknown>).error;
+  const code = stringAt(nested, 'code') ?? stringAt(nested, 'type');
+  return code === undefined ? undefined : code.slice(0, 64);
 }

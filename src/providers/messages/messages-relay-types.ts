@@ -1,3 +1,4 @@
+import type { TokenUsage } from '../chat/chat-types.js';
 import type { JsonRecord } from '../http/narrow.js';
 
 /**
@@ -24,23 +25,22 @@ export interface MessagesRelayCall {
   signal: AbortSignal;
 }
 
-/** Token counts the upstream reported; prompt counts include cache writes and reads. */
-export interface RelayedCounts {
-  promptTokens?: number;
-  completionTokens?: number;
-}
-
-/** A non-streamed answer, exactly as the upstream sent it. */
+/** A non-streamed answer, exactly as the upstream sent it, and its usage normalized. */
 export interface RelayedMessage {
   message: JsonRecord;
-  counts: RelayedCounts;
+  /** Undefined when the upstream reported none. */
+  usage: TokenUsage | undefined;
 }
 
 /** One upstream stream event, exactly as sent (its `type` field names it). */
 export interface RelayedEvent {
   data: JsonRecord;
-  /** What the upstream reported up to and including this event. */
-  counts: RelayedCounts;
+  /** What the upstream reported up to and including this event, normalized. */
+  usage: TokenUsage | undefined;
+  /** True once the upstream's final counts arrived (Anthropic: `message_delta`). */
+  final: boolean;
   /** Text this event adds (text, thinking, tool input), to count a stream cut short. */
   produced: string;
+  /** Whether `produced` is reasoning (thinking) rather than visible output. */
+  reasoning: boolean;
 }

@@ -1,3 +1,4 @@
+import { bearer, providerClient } from '../http/provider-client.js';
 import { requireEndpoint } from '../http/require-endpoint.js';
 import type { UpstreamClient } from '../http/upstream-client.js';
 import type { OcrCall, OcrCapability, OcrResult } from '../ocr/ocr-types.js';
@@ -42,5 +43,5 @@ export function createMistralOcr(options: MistralOcrOptions): OcrCapability {
 /** Adapter of kind `mistral-ocr`, built by the provider registry. */
 export function createMistralOcrAdapter(config: ProviderConfig, deps: ProviderDeps): ProviderAdapter {
   const { baseUrl, apiKey } = requireEndpoint(config);
-  return { id: config.id, kind: config.kind, ocr: createMistralOcr({ baseUrl, apiKey, client: deps.upstream }) };
+  return { id: config.id, kind: config.kind, ocr: createMistralOcr({ baseUrl, apiKey, client: providerClient({ config, ...deps }, bearer) }) };
 }

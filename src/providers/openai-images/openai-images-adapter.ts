@@ -1,3 +1,4 @@
+import { bearer, providerClient } from '../http/provider-client.js';
 import { requireEndpoint } from '../http/require-endpoint.js';
 import type { UpstreamClient } from '../http/upstream-client.js';
 import type { ImageEditCall, ImageGenerateCall, ImageResult, ImagesCapability } from '../images/image-types.js';
@@ -46,5 +47,5 @@ export function createOpenAiImages(options: OpenAiImagesOptions): ImagesCapabili
 /** Adapter of kind `openai-images`, built by the provider registry. */
 export function createOpenAiImagesAdapter(config: ProviderConfig, deps: ProviderDeps): ProviderAdapter {
   const { baseUrl, apiKey } = requireEndpoint(config);
-  return { id: config.id, kind: config.kind, images: createOpenAiImages({ baseUrl, apiKey, client: deps.upstream }) };
+  return { id: config.id, kind: config.kind, images: createOpenAiImages({ baseUrl, apiKey, client: providerClient({ config, ...deps }, bearer) }) };
 }

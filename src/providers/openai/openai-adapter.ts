@@ -1,10 +1,14 @@
+import { bearer, providerClient } from '../http/provider-client.js';
 import type { ProviderAdapter, ProviderConfig } from '../provider.js';
 import type { ProviderDeps } from '../registry.js';
 import { requireEndpoint } from '../http/require-endpoint.js';
 import { createOpenAiChat } from './openai-chat.js';
+import { createOpenAiEmbeddings } from './openai-embeddings.js';
 
-/** Adapter of kind `openai`: any OpenAI-compatible chat API (OpenAI, Groq, Mistral, xAI, …). */
+/** Adapter of kind `openai`: any OpenAI-compatible chat and embeddings API (OpenAI, Groq, Mistral, xAI, …). */
 export function createOpenAiAdapter(config: ProviderConfig, deps: ProviderDeps): ProviderAdapter {
   const { baseUrl, apiKey } = requireEndpoint(config);
-  return { id: config.id, kind: config.kind, chat: createOpenAiChat({ baseUrl, apiKey, client: deps.upstream }) };
+  const endpoint = { baseUrl, apiKey, client: providerClient({ config, ...deps }, bearer) };
+  const chat = createOpenAiChat(endpoint);
+  return { id: config.id, kind: config.kind, chat: { ...chat, outputLimitField: config.outputLimitField ?? 'max_tokens' }, embeddings: createOpenAiEmbeddings(endpoint) };
 }

@@ -30,7 +30,7 @@ export function createOpenAiChat(options: OpenAiChatOptions): ChatCapability {
   async function complete(call: ChatCall): Promise<ChatResult> {
     const body = JSON.stringify(toOpenAiRequest(call.body, call.upstreamModel, false));
     const response = await options.client.json({ url, headers: headers(false), body, signal: call.signal });
-    const result = fromOpenAiResponse(response.body, call.body.messages);
+    const result = fromOpenAiResponse(response.body);
     return readReasoning(call.body).exclude ? withoutReasoning(result) : result;
   }
 
@@ -38,7 +38,7 @@ export function createOpenAiChat(options: OpenAiChatOptions): ChatCapability {
     const body = JSON.stringify(toOpenAiRequest(call.body, call.upstreamModel, true));
     const response = await options.client.request({ url, headers: headers(true), body, signal: call.signal });
     const exclude = readReasoning(call.body).exclude;
-    for await (const event of mapOpenAiStream(decodeSse(response.body), call.body.messages)) {
+    for await (const event of mapOpenAiStream(decodeSse(response.body))) {
       const kept = exclude ? streamEventWithoutReasoning(event) : event;
       if (kept !== undefined) yield kept;
     }

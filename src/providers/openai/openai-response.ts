@@ -1,19 +1,38 @@
 import { GatewayError } from '../../errors/gateway-error.js';
-import { countMessageTokens, countTokens } from '../../billing/tokenizer.js';
-import type { ChatChoice, ChatMessage, ChatResult, TokenUsage, ToolCall } from '../chat/chat-types.js';
+import type { ChatChoice, ChatResult, TokenUsage, ToolCall } from '../chat/chat-types.js';
 import { arrayAt, isRecord, numberAt, recordAt, stringAt, type JsonRecord } from '../http/narrow.js';
 
 /** Response fields passed on to clients beside choices and usage. */
 const PASSED_ON_FIELDS = ['system_fingerprint', 'service_tier'] as const;
 
-/** Reads OpenAI `usage` (and `completion_tokens_details.reasoning_tokens`); undefined if absent. */
+/**
+ * Reads an OpenAI-style `usage` object, whichever compatible vendor sent it; undefined if
+ * absent. Cache reads come as `prompt_tokens_details.cached_tokens` (OpenAI, xAI, Mistral,
+ * Groq) or `prompt_cache_hit_tokens` (DeepSeek), cache writes as
+ * `prompt_tokens_details.cache_write_tokens`; all are inside `prompt_tokens`. Reasoning is
+ * inside `completion_tokens` for OpenAI and DeepSeek, but xAI and Gemini leave it out and
+ * count it only in `total_tokens`: whatever the total holds beyond prompt and completion is
+ * reasoning output, and is added back.
+ */
 export function readOpenAiUsage(value: unknown): TokenUsage | undefined {
   if (!isRecord(value)) return undefined;
   const promptTokens = numberAt(value, 'prompt_tokens');
   const completionTokens = numberAt(value, 'completion_tokens');
   if (promptTokens === undefined || completionTokens === undefined) return undefined;
-  const reasoningTokens = numberAt(recordAt(value, 'completion_tokens_details'), 'reasoning_tokens') ?? 0;
-  return { promptTokens, completionTokens, reasoningTokens };
+  const details = recordAt(value, 'prompt_tokens_details');
+  const reported = numberAt(recordAt(value, 'completion_tokens_details'), 'reasoning_tokens') ?? 0;
+  const total = numberAt(value, 'total_tokens');
+  const outside = total !== undefined && total > promptTokens + completionTokens ? total - promptTokens - completionTokens : 0;
+  const usage: TokenUsage = {
+    promptTokens,
+    completionTokens: completionTokens + outside,
+    reasoningTokens: outside > 0 ? Math.max(outside, Math.min(reported, outside)) : reported,
+  };
+  const cached = numberAt(details, 'cached_tokens') ?? numberAt(value, 'prompt_cache_hit_tokens');
+  if (cached !== undefined && cached > 0) usage.cachedTokens = cached;
+  const writes = numberAt(details, 'cache_write_tokens');
+  if (writes !== undefined && writes > 0) usage.cacheWriteTokens = writes;
+  return usage;
 }
 
 /** Reasoning text under either name compatible vendors use (`reasoning`, `reasoning_content`). */
@@ -57,26 +76,15 @@ function readChoice(value: unknown, position: number): ChatChoice {
   return choice;
 }
 
-/** Counts usage locally when an upstream reports none (some compatible servers omit it). */
-export function countUsage(messages: readonly ChatMessage[], producedText: string): TokenUsage {
-  return { promptTokens: countMessageTokens(messages), completionTokens: countTokens(producedText), reasoningTokens: 0 };
-}
-
-function producedText(choices: readonly ChatChoice[]): string {
-  return choices
-    .map((c) => `${c.message.reasoning ?? ''}${c.message.content ?? ''}${(c.message.tool_calls ?? []).map((t) => t.function.arguments).join('')}`)
-    .join('');
-}
-
-/** Maps a non-streamed OpenAI chat completion to a ChatResult. */
-export function fromOpenAiResponse(json: unknown, messages: readonly ChatMessage[]): ChatResult {
+/** Maps a non-streamed OpenAI chat completion to a ChatResult (usage only if the upstream sent it). */
+export function fromOpenAiResponse(json: unknown): ChatResult {
   const rawChoices = arrayAt(json, 'choices');
   if (!isRecord(json) || rawChoices === undefined) {
     throw new GatewayError('upstream_error', 'The upstream provider answered without choices');
   }
   const choices = rawChoices.map(readChoice);
-  const usage = readOpenAiUsage(json.usage) ?? countUsage(messages, producedText(choices));
+  const usage = readOpenAiUsage(json.usage);
   const extra: JsonRecord = {};
   for (const field of PASSED_ON_FIELDS) if (json[field] !== undefined && json[field] !== null) extra[field] = json[field];
-  return Object.keys(extra).length === 0 ? { choices, usage } : { choices, usage, extra };
+  return { choices, ...(usage !== undefined ? { usage } : {}), ...(Object.keys(extra).length > 0 ? { extra } : {}) };
 }

@@ -3,7 +3,7 @@ import type { ChatDelta, ChatMessage, ChatStreamEvent, TokenUsage } from '../cha
 import { sanitizeUpstreamMessage } from '../http/upstream-errors.js';
 import { arrayAt, isRecord, numberAt, recordAt, stringAt, type JsonRecord } from '../http/narrow.js';
 import { parseSseJson, type SseEvent } from '../sse/sse-decoder.js';
-import { countUsage, readOpenAiUsage, readReasoningText } from './openai-response.js';
+import { readOpenAiUsage, readReasoningText } from './openai-response.js';
 
 type ToolCallDelta = NonNullable<ChatDelta['delta']['tool_calls']>[number];
 
@@ -61,14 +61,10 @@ function readChunk(data: string): { usage: TokenUsage | undefined; choices: Chat
 
 /**
  * Maps OpenAI chat-completion chunks to stream events: one delta item per chunk with
- * choices, then one usage item (the upstream's usage chunk, or a local token count when the
- * upstream sent none). An `error` chunk, or a stream that ends before `[DONE]` without a
+ * choices, then the upstream's usage (none when it sent none: the gateway then counts). An `error` chunk, or a stream that ends before `[DONE]` without a
  * finish reason, raises `upstream_error`.
  */
-export async function* mapOpenAiStream(
-  events: AsyncIterable<SseEvent>,
-  messages: readonly ChatMessage[],
-): AsyncGenerator<ChatStreamEvent> {
+export async function* mapOpenAiStream(events: AsyncIterable<SseEvent>): AsyncGenerator<ChatStreamEvent> {
   let usage: TokenUsage | undefined;
   let produced = '';
   let finished = false;
@@ -79,7 +75,7 @@ export async function* mapOpenAiStream(
       if (done) continue;
       if (event.data.trim() === '[DONE]') {
         done = true;
-        yield { kind: 'usage', usage: usage ?? countUsage(messages, produced) };
+        if (usage !== undefined) yield { kind: 'usage', usage };
         continue;
       }
       const chunk = readChunk(event.data);
@@ -98,5 +94,5 @@ export async function* mapOpenAiStream(
   }
   if (done) return;
   if (!finished) throw new GatewayError('upstream_error', 'The upstream stream ended before completing');
-  yield { kind: 'usage', usage: usage ?? countUsage(messages, produced) };
+  if (usage !== undefined) yield { kind: 'usage', usage };
 }

@@ -25,8 +25,10 @@ function parseErrorToGateway(err: ParseError): GatewayError {
 
 /**
  * Decodes a byte stream into server-sent events, whatever the chunk boundaries (inside
- * UTF-8 sequences, lines or `\r\n` pairs). Lines that are not SSE and a stream cut off in
- * the middle of an event raise `upstream_error`; transport errors pass through unchanged.
+ * UTF-8 sequences, lines or `\r\n` pairs). A last event whose lines are whole but that lacks
+ * its closing blank line is kept, as tolerant clients keep it (some proxies end that way).
+ * Lines that are not SSE and a stream cut off in the middle of a line raise `upstream_error`;
+ * transport errors pass through unchanged.
  */
 export async function* decodeSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent> {
   const ready: SseEvent[] = [];
@@ -41,18 +43,25 @@ export async function* decodeSse(body: AsyncIterable<Uint8Array>): AsyncGenerato
     maxBufferSize: MAX_EVENT_CHARS,
   });
   const decoder = new TextDecoder('utf-8');
+  let tail = '';
   for await (const chunk of body) {
-    parser.feed(decoder.decode(chunk, { stream: true }));
+    const text = decoder.decode(chunk, { stream: true });
+    if (text !== '') tail = text;
+    parser.feed(text);
     yield* drain(ready);
     if (failure !== undefined) throw failure;
   }
-  parser.feed(decoder.decode());
+  const rest = decoder.decode();
+  if (rest !== '') tail = rest;
+  parser.feed(rest);
   yield* drain(ready);
   if (failure !== undefined) throw failure;
   // Terminating whatever is still buffered reveals an event that never got its blank line:
-  // the stream was cut.
+  // kept when its last line was whole, a cut stream when the stream stopped inside a line.
   parser.feed('\n\n');
-  if (ready.length > 0 || failure !== undefined) throw brokenStream('the stream ended in the middle of an event');
+  if (failure !== undefined) throw failure;
+  if (ready.length > 0 && !/[\r\n]$/.test(tail)) throw brokenStream('the stream ended in the middle of an event');
+  yield* drain(ready);
 }
 
 function* drain(ready: SseEvent[]): Generator<SseEvent> {

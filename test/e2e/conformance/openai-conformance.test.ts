@@ -139,15 +139,32 @@ describe('chat responses carry the fields the spec requires', () => {
   it('answers tools, JSON and several choices', async () => {
     const tools = await client.chat.completions.create({ model: 'local/echo', messages: ask('weather in Paris'), tools: [WEATHER] });
     expect(tools.choices[0]!.finish_reason).toBe('tool_calls');
-    await drain(await client.chat.completions.create({ model: 'local/echo', messages: ask('weather'), tools: [WEATHER], stream: true }));
-    await client.chat.completions.create({ model: 'local/echo', messages: ask('json'), response_format: { type: 'json_object' } });
+    const call = tools.choices[0]!.message.tool_calls?.[0];
+    expect(call?.type === 'function' ? call.function.name : undefined).toBe('get_weather');
+    expect(call?.type === 'function' ? JSON.parse(call.function.arguments) : undefined).toBeTypeOf('object');
+    const streamed = await drain(await client.chat.completions.create({ model: 'local/echo', messages: ask('weather'), tools: [WEATHER], stream: true }));
+    const streamedCalls = streamed.flatMap((c) => c.choices.flatMap((choice) => choice.delta.tool_calls ?? []));
+    expect(streamedCalls.map((c) => c.function?.name).filter(Boolean)).toEqual(['get_weather']);
+    expect(streamed.flatMap((c) => c.choices.map((choice) => choice.finish_reason)).filter(Boolean)).toEqual(['tool_calls']);
+    const json = await client.chat.completions.create({ model: 'local/echo', messages: ask('json'), response_format: { type: 'json_object' } });
+    // json_object mode answers a JSON object (the local model echoes the prompt inside one).
+    expect(JSON.parse(json.choices[0]!.message.content ?? '')).toEqual({ echo: 'json' });
     const many = await client.chat.completions.create({ model: 'local/echo', messages: ask('twice'), n: 2 });
     expect(many.choices.map((c) => c.index)).toEqual([0, 1]);
   });
 
-  it.each(['fake/claude', 'fake/deepseek'])('answers %s streamed and not', async (model) => {
-    await client.chat.completions.create({ model, messages: ask('hello') });
-    await drain(await client.chat.completions.create({ model, messages: ask('hello'), stream: true }));
+  it.each([
+    ['fake/claude', 'Hello from the fake Claude.'],
+    ['fake/deepseek', 'Hello from the fake upstream.'],
+  ])('answers %s streamed and not, with the same text and usage', async (model, reply) => {
+    const whole = await client.chat.completions.create({ model, messages: ask('hello') });
+    expect(whole.model).toBe(model);
+    expect(whole.choices.map((c) => [c.message.content, c.finish_reason])).toEqual([[reply, 'stop']]);
+    expect(whole.usage?.completion_tokens).toBeGreaterThan(0);
+    const chunks = await drain(await client.chat.completions.create({ model, messages: ask('hello'), stream: true }));
+    expect(chunks.flatMap((c) => c.choices.map((choice) => choice.delta.content ?? '')).join('')).toBe(reply);
+    expect(chunks.flatMap((c) => c.choices.map((choice) => choice.finish_reason)).filter(Boolean)).toEqual(['stop']);
+    expect(chunks.at(-1)?.usage?.completion_tokens).toBe(whole.usage?.completion_tokens);
   });
 
   it('reports a mid-stream failure in an error chunk, then usage', async () => {

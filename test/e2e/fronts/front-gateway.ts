@@ -42,7 +42,7 @@ export async function startFrontGateway(): Promise<FrontGateway> {
   const admin = adminClient(setup.url);
   const entry = (provider: string, upstream_model: string) => ({
     name: upstream_model, kind: 'chat', provider, upstream_model,
-    pricing: { prompt: '0.000001', completion: '0.000002' }, capabilities: ['TOOLS', 'REASONING'], context_length: 100_000,
+    pricing: { prompt: '0.000001', completion: '0.000002', web_search: '0.01' }, capabilities: ['TOOLS', 'REASONING'], context_length: 100_000,
   });
   await admin.call('PUT', '/models/fake/gpt', entry('fake-openai', 'gpt-4o-mini'));
   await admin.call('PUT', '/models/fake/claude', entry('fake-anthropic', 'claude-sonnet-4-20250514'));

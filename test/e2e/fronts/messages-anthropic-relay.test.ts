@@ -91,7 +91,9 @@ describe('POST /v1/messages on an Anthropic-kind provider is relayed without tra
     expect(usage).toMatchObject({ input_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 5, output_tokens: 9 });
     const requestId = response.headers.get('x-service-request-id') ?? '';
     const entry = await ledgerEntry(requestId);
-    expect(entry.units).toEqual({ prompt: 25, completion: 9 });
+    // 20 plain input + 5 cache reads; 9 output, the thinking part of it billed as reasoning.
+    expect(entry.units).toMatchObject({ prompt: 20, input_cache_read: 5 });
+    expect((entry.units?.completion ?? 0) + (entry.units?.internal_reasoning ?? 0)).toBe(9);
     expect(entry.cost).toBe(nanoOf(usage.cost));
     // $0.000001 a prompt token, $0.000002 a completion token.
     expect(entry.cost).toBe(25n * 1000n + 9n * 2000n);
@@ -117,7 +119,9 @@ describe('POST /v1/messages on an Anthropic-kind provider is relayed without tra
     if (delta?.type !== 'message_delta') throw new Error('expected message_delta');
     const cost = (delta.usage as unknown as CostedUsage).cost;
     const entry = await ledgerEntry(stream.request_id ?? '');
-    expect(entry.units).toEqual({ prompt: 25, completion: 9 });
+    // 20 plain input + 5 cache reads; 9 output, the thinking part of it billed as reasoning.
+    expect(entry.units).toMatchObject({ prompt: 20, input_cache_read: 5 });
+    expect((entry.units?.completion ?? 0) + (entry.units?.internal_reasoning ?? 0)).toBe(9);
     expect(entry.cost).toBe(nanoOf(cost));
   });
 
@@ -146,7 +150,7 @@ describe('POST /v1/messages on an Anthropic-kind provider is relayed without tra
       const entry = await ledgerEntry(requestId);
       expect(entry.kind).toBe('charge');
       // The prompt as the upstream counted it at message_start; the text relayed so far, counted.
-      expect(entry.units?.prompt).toBe(25);
+      expect(entry.units).toMatchObject({ prompt: 20, input_cache_read: 5 });
       expect(entry.units?.completion).toBeGreaterThanOrEqual(1);
       expect(entry.cost).toBe(25n * 1000n + BigInt(entry.units?.completion ?? 0) * 2000n);
       expect(await gw.setup.deps.c.ledger.countDocuments({ _id: requestId })).toBe(1);
@@ -191,7 +195,7 @@ describe('POST /v1/messages on an Anthropic-kind provider is relayed without tra
       expect(events.filter((e) => e.type === 'content_block_delta')).toHaveLength(1);
       const requestId = response.headers.get('x-service-request-id') ?? '';
       const entry = await ledgerEntry(requestId);
-      expect(entry.units?.prompt).toBe(25);
+      expect(entry.units).toMatchObject({ prompt: 20, input_cache_read: 5 });
       expect(await gw.setup.deps.c.ledger.countDocuments({ _id: requestId })).toBe(1);
     } finally {
       gw.upstreams.anthropic.setScenario({ type: 'normal' });
@@ -211,7 +215,7 @@ describe('POST /v1/messages on an Anthropic-kind provider is relayed without tra
       expect((thrown as APIError).error).toMatchObject({ type: 'error', error: { type: expect.any(String), message: expect.any(String) } });
       const requestId = response.headers.get('x-service-request-id') ?? '';
       const entry = await ledgerEntry(requestId);
-      expect(entry.units?.prompt).toBe(25);
+      expect(entry.units).toMatchObject({ prompt: 20, input_cache_read: 5 });
       expect(entry.units?.completion).toBeGreaterThanOrEqual(1);
       expect(await gw.setup.deps.c.ledger.countDocuments({ _id: requestId })).toBe(1);
     } finally {

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../helpers/spawn-web.js';
 import { captureOutput } from '../../helpers/capture-output.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -41,7 +42,7 @@ function exitLine(output: string): TermOutcome['exitLog'] {
 }
 
 /**
- * Starts `node --import tsx <entry>` (src/server.ts or workers/main.ts) with `env` and a free
+ * Starts `node --import tsx <entry>` (src/http/server.ts or workers/main.ts) with `env` and a free
  * PORT, and resolves once `ready` says so. Output is kept for the exit log.
  */
 export async function startEntry(entry: string, env: Record<string, string>, ready: (p: EntryProcess) => Promise<boolean>, timeoutMs = 90_000): Promise<EntryProcess> {
@@ -76,15 +77,16 @@ export async function startEntry(entry: string, env: Record<string, string>, rea
       await exited;
     },
   };
-  const deadline = Date.now() + timeoutMs;
-  while (!(await ready(proc).catch(() => false))) {
+  const readiness = waitFor(`${entry} to be ready`, async () => {
+    if (await ready(proc).catch(() => false)) return true;
     if (gone()) throw new Error(`${entry} exited early:\n${output()}`);
-    if (Date.now() > deadline) {
-      await proc.kill();
-      throw new Error(`${entry} not ready within ${timeoutMs} ms:\n${output()}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    return false;
+  }, { timeoutMs, intervalMs: 100, detail: output });
+  // A process that never became ready is not left running.
+  await readiness.catch(async (err: unknown) => {
+    await proc.kill();
+    throw err;
+  });
   return proc;
 }
 

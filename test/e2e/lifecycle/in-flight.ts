@@ -55,12 +55,3 @@ export async function sendImage(webUrl: string, rawKey: string): Promise<ClientE
     return 'cut';
   }
 }
-
-/** Polls `check` every 100 ms until it holds. */
-export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { connectMongo } from '../../../src/db/mongo.js';
 import { startEntry, webReady } from './entry-process.js';
-import { openStream, until } from './in-flight.js';
+import { openStream } from './in-flight.js';
 import { startSigtermStack } from './sigterm-stack.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 const PLATFORM_KILL_MS = 30_000;
 
@@ -27,11 +28,11 @@ describe('no charge is lost when a web stops while MongoDB is gone', () => {
 
       await stack.mongo.start?.();
       // A web started after the outage commits whatever the spool holds.
-      const next = await startEntry('src/server.ts', stack.env, webReady);
+      const next = await startEntry('src/http/server.ts', stack.env, webReady);
       const mongo = await connectMongo(stack.mongo.url, stack.env.MONGODB_DB ?? '');
       try {
         const ids = streams.map((s) => s.requestId);
-        await until('every delivered stream to be charged', async () => (await mongo.db.collection('ledger').countDocuments({ _id: { $in: ids } as never })) === ids.length, 60_000);
+        await waitFor('every delivered stream to be charged', async () => (await mongo.db.collection('ledger').countDocuments({ _id: { $in: ids } as never })) === ids.length, { timeoutMs: 60_000 });
         const entries = await mongo.db.collection('ledger').find({ _id: { $in: ids } as never }).toArray();
         expect(entries.map((e) => String(e._id)).sort()).toEqual([...ids].sort());
       } finally {

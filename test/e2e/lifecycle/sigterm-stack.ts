@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectMongo } from '../../../src/db/mongo.js';
-import { prepareDatabase } from '../../../src/db/prepare-database.js';
+import { prepareDatabase } from '../../../src/store/prepare-database.js';
 import { adminClient } from '../../helpers/admin-client.js';
 import { TEST_ADMIN_TOKEN } from '../../helpers/test-gateway.js';
 import { uniqueName } from '../../setup/test-context.js';
@@ -78,7 +78,7 @@ export async function startSigtermStack(options: { restartableMongo?: boolean } 
     JOB_TIMEOUT_MS: '120000',
     WORKER_CONCURRENCY: '2',
   };
-  const [web, worker] = await Promise.all([startEntry('src/server.ts', env, webReady), startEntry('workers/main.ts', env, workerReady)]);
+  const [web, worker] = await Promise.all([startEntry('src/http/server.ts', env, webReady), startEntry('workers/main.ts', env, workerReady)]);
   const rawKey = await seed(web.url);
   return {
     web, worker, redis, mongo, upstream, rawKey, env,

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStream, sendImage, until } from './in-flight.js';
+import { openStream, sendImage } from './in-flight.js';
 import { startSigtermStack, type SigtermStack } from './sigterm-stack.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 /** What platforms allow between SIGTERM and SIGKILL: the contract, not a speed figure. */
 const PLATFORM_KILL_MS = 30_000;
@@ -34,7 +35,7 @@ describe('SIGTERM ends web and worker within 30 s whatever state the stores are 
     try {
       const streams = await Promise.all([openStream(stack.web.url, stack.rawKey), openStream(stack.web.url, stack.rawKey)]);
       const image = sendImage(stack.web.url, stack.rawKey);
-      await until('the worker to run the image job', () => stack.upstream.imageRequests() === 1);
+      await waitFor('the worker to run the image job', () => stack.upstream.imageRequests() === 1, { timeoutMs: 60_000 });
       await scenario.breakStores(stack);
 
       // The worker first: stopped together, the web's cut request would cancel the job before

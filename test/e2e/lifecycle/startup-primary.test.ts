@@ -3,12 +3,12 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { connectMongo } from '../../../src/db/mongo.js';
-import { prepareDatabase } from '../../../src/db/prepare-database.js';
+import { prepareDatabase } from '../../../src/store/prepare-database.js';
 import { TEST_ADMIN_TOKEN } from '../../helpers/test-gateway.js';
 import { uniqueName } from '../../setup/test-context.js';
 import { startEntry, webReady, workerReady } from './entry-process.js';
 import { faultRedis, restartableMongo } from './fault-stores.js';
-import { until } from './in-flight.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CATALOG = fileURLToPath(new URL('../../../src/catalog/seed-models.json', import.meta.url));
@@ -45,11 +45,11 @@ describe('startup while MongoDB has no writable primary yet', () => {
       let webOutput = (): string => '';
       let workerOutput = (): string => '';
       // The ready checks double as taps on the output while the processes are still starting.
-      const web = startEntry('src/server.ts', env, async (p) => ((webOutput = p.output), webReady(p)));
+      const web = startEntry('src/http/server.ts', env, async (p) => ((webOutput = p.output), webReady(p)));
       const worker = startEntry('workers/main.ts', env, async (p) => ((workerOutput = p.output), workerReady(p)));
-      await until('release and web to be waiting for a primary', () => [release.output(), webOutput()].every((o) => o.includes(waiting)), 90_000);
+      await waitFor('release and web to be waiting for a primary', () => [release.output(), webOutput()].every((o) => o.includes(waiting)), { timeoutMs: 90_000 });
       // Workers keep no money of record, so they start while MongoDB is still down.
-      await until('the worker to start without MongoDB', () => workerOutput().includes('"msg":"worker started"'), 90_000);
+      await waitFor('the worker to start without MongoDB', () => workerOutput().includes('"msg":"worker started"'), { timeoutMs: 90_000 });
       expect(workerOutput()).not.toContain(waiting);
       await mongo.start();
       // Settled one by one, so a process that did start is stopped even when another failed.

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Supervisor } from '../../../scripts/start/supervisor.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -36,14 +37,6 @@ const alive = (pid: number): boolean => {
   }
 };
 
-async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('npm start supervisor', () => {
   let supervisor: Supervisor | undefined;
   afterEach(() => supervisor?.killAll());
@@ -59,7 +52,7 @@ describe('npm start supervisor', () => {
       { backoffMs: 100 },
     );
     supervisor.start();
-    await until(() => journalLines(journal).filter((l) => l === 'web:start').length === 2, 'the web restart');
+    await waitFor('the web restart', () => journalLines(journal).filter((l) => l === 'web:start').length === 2, { timeoutMs: 20_000 });
     const workerPid = supervisor.child('worker')?.pid;
     expect(journalLines(journal).filter((l) => l === 'worker:start')).toHaveLength(1);
     await supervisor.stop();
@@ -76,7 +69,7 @@ describe('npm start supervisor', () => {
       { backoffMs: 10, maxRestarts: 3, onGiveUp: (name) => (gaveUp = name) },
     );
     supervisor.start();
-    await until(() => gaveUp !== '', 'giving up');
+    await waitFor('giving up', () => gaveUp !== '', { timeoutMs: 20_000 });
     expect(gaveUp).toBe('web');
     expect(spawned).toBe(4);
   });
@@ -97,6 +90,6 @@ describe('npm start supervisor', () => {
     const pid = Number(/child (\d+)/.exec(out)?.[1]);
     expect(code).not.toBe(0);
     expect(pid).toBeGreaterThan(0);
-    await until(() => !alive(pid), 'the orphan to be gone', 5_000);
+    await waitFor('the orphan to be gone', () => !alive(pid), { timeoutMs: 5_000 });
   });
 });

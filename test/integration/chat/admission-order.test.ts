@@ -21,6 +21,7 @@ const requests: Array<[string, string, (model: string) => Record<string, unknown
   ['chat', '/v1/chat/completions', (model) => ({ model, messages: [{ role: 'user', content: 'hi' }] }), 'openai/gpt-4o'],
   ['images', '/v1/images/generations', (model) => ({ model, prompt: 'a cat' }), 'openai/dall-e-3'],
   ['ocr', '/v1/ocr', (model) => ({ model, document: { type: 'image_url', image_url: `data:image/png;base64,${PNG_1X1}` } }), 'mistral/mistral-ocr'],
+  ['embeddings', '/v1/embeddings', (model) => ({ model, input: ['hi', 'there'] }), 'openai/text-embedding-3-small'],
 ];
 
 function post(raw: string, path: string, body: Record<string, unknown>): Promise<JsonResponse> {

@@ -43,6 +43,8 @@ beforeAll(async () => {
       FAKE_ANTHROPIC_KEY: ANTHROPIC_KEY,
       UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '1000',
       UPSTREAM_IDLE_TIMEOUT_MS: '1000',
+      // One route per model here: answer a 429 at once instead of waiting out its Retry-After.
+      ROUTE_RETRY_BUDGET_MS: '0',
     }),
   });
   const admin = adminClient(gw.url);

@@ -1,23 +1,18 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/log/logger.js';
-import { JobQueue } from '../../../src/queue/job-queue.js';
 import { adminClient, call } from '../../helpers/admin-client.js';
 import { startTestGateway, TEST_ADMIN_TOKEN, testEnv, type TestGateway } from '../../helpers/test-gateway.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 let gw: TestGateway;
-let jobs: JobQueue;
 let admin: ReturnType<typeof adminClient>;
 
 beforeAll(async () => {
   const env = testEnv();
-  jobs = await JobQueue.open((await import('../../../src/config/config.js')).loadConfig(env), createLogger('silent', new Writable({ write: (_c, _e, done) => done() })));
-  gw = await startTestGateway({ env, extensions: () => ({ jobs }) });
+  gw = await startTestGateway({ env, jobs: {} });
   admin = adminClient(gw.url);
 });
 afterAll(async () => {
   await gw?.close();
-  await jobs?.close();
 });
 
 /** Signs in and returns the cookie pair to send back (`name=value`). */
@@ -88,8 +83,7 @@ describe('console sessions', () => {
     expect(chat.status).toBe(401);
     // Disabling the management key ends the session.
     expect((await admin.call('PATCH', `/keys/${mgmt.keyId}`, { disabled: true })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 50));
-    expect((await call(gw.url, 'GET', '/v1/keys', withCookie(session.cookie))).status).toBe(401);
+    await waitFor('the session to end', async () => (await call(gw.url, 'GET', '/v1/keys', withCookie(session.cookie))).status === 401, { timeoutMs: 1_000 });
     expect((await call(gw.url, 'GET', '/console/session', withCookie(session.cookie))).status).toBe(401);
   });
 

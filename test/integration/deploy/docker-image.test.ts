@@ -9,6 +9,7 @@ import { freePort } from '../../helpers/spawn-web.js';
 import { TEST_ADMIN_TOKEN } from '../../helpers/test-gateway.js';
 import { testMongoUri, uniqueName } from '../../setup/test-context.js';
 import { privateTlsRedis, type PrivateTlsRedis } from './private-tls-redis.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 /**
  * The built image against real stores, the way a platform runs it: release once, then web and
@@ -25,16 +26,6 @@ function docker(args: string[], timeoutMs = 120_000): Promise<{ code: number; ou
       resolve({ code, out: `${stdout}${stderr}`.trim() });
     });
   });
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`${what} not reached within ${timeoutMs} ms`);
 }
 
 describe.skipIf(!image)('the Docker image serves requests (FAREBOX_DOCKER_IMAGE)', () => {
@@ -63,7 +54,7 @@ describe.skipIf(!image)('the Docker image serves requests (FAREBOX_DOCKER_IMAGE)
       const started = await run(['-d', '--name', container], role === 'web' ? [] : ['node', 'dist/workers/main.js']);
       expect(started.code, started.out).toBe(0);
     }
-    await waitFor('web /readyz', async () => ((await fetch(`${baseUrl}/readyz`)).status === 200 ? true : undefined), 60_000);
+    await waitFor('web /readyz', async () => (await fetch(`${baseUrl}/readyz`)).status === 200, { timeoutMs: 60_000, intervalMs: 500, retryErrors: true });
     const admin = adminClient(baseUrl);
     const accountId = await admin.createAccount();
     await admin.topup(accountId, 5);
@@ -110,7 +101,7 @@ describe.skipIf(!image)('the Docker image serves requests (FAREBOX_DOCKER_IMAGE)
     const status = await waitFor('healthy', async () => {
       const inspect = await docker(['inspect', '-f', '{{.State.Health.Status}}', containers.web]);
       return inspect.out === 'healthy' ? inspect.out : undefined;
-    }, 90_000);
+    }, { timeoutMs: 90_000, intervalMs: 500, retryErrors: true });
     expect(status).toBe('healthy');
   }, 120_000);
 

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { captureOutput } from '../../helpers/capture-output.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 /** One Procfile process started the way a Procfile runner starts it: `bash -c` in its own group, as Heroku does. */
 export interface ProcfileProcess {
@@ -60,11 +61,12 @@ export function startProcfileProcess(dir: string, command: string, env: Record<s
     exited,
     async terminate(graceMs) {
       signalGroup('SIGTERM');
-      const deadline = Date.now() + graceMs;
-      while (Date.now() < deadline) {
-        if (child.pid === undefined || !(await groupAlive(child.pid))) return 'stopped';
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      const pid = child.pid;
+      const stopped = await waitFor('the process group to exit', async () => pid === undefined || !(await groupAlive(pid)), { timeoutMs: graceMs, intervalMs: 200 }).then(
+        () => true,
+        () => false,
+      );
+      if (stopped) return 'stopped';
       signalGroup('SIGKILL');
       return 'timeout';
     },

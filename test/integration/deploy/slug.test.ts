@@ -14,6 +14,7 @@ import { TEST_ADMIN_TOKEN } from '../../helpers/test-gateway.js';
 import { testMongoUri, uniqueName } from '../../setup/test-context.js';
 import { privateTlsRedis, type PrivateTlsRedis } from './private-tls-redis.js';
 import { readProcfile, startProcfileProcess, type ProcfileProcess } from './procfile-runner.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 /**
  * A Heroku-style slug: the repository's tracked files, `npm ci`, `npm run build`,
@@ -42,18 +43,6 @@ async function copyTrackedFiles(to: string): Promise<void> {
       if (err.code !== 'ENOENT') throw err; // deleted in the work tree but not yet in git
     });
   }
-}
-
-async function waitFor(what: string, probe: () => Promise<boolean>, proc: ProcfileProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let ended = false;
-  void proc.exited.then(() => (ended = true));
-  while (Date.now() < deadline) {
-    if (ended) throw new Error(`${what}: process exited\n${proc.output()}`);
-    if (await probe().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${what} not reached within ${timeoutMs} ms\n${proc.output()}`);
 }
 
 describe('Heroku-style slug: npm ci, build, prune, Procfile processes on TLS Redis', () => {
@@ -89,8 +78,8 @@ describe('Heroku-style slug: npm ci, build, prune, Procfile processes on TLS Red
     web = startProcfileProcess(dir, procfile.web ?? 'false', env);
     worker = startProcfileProcess(dir, procfile.worker ?? 'false', env);
     const baseUrl = `http://127.0.0.1:${port}`;
-    await waitFor('web /readyz', async () => (await fetch(`${baseUrl}/readyz`)).status === 200, web, 60_000);
-    await waitFor('worker started', async () => worker.output().includes('worker started'), worker, 60_000);
+    await waitFor('web /readyz', async () => (await fetch(`${baseUrl}/readyz`)).status === 200, { timeoutMs: 60_000, intervalMs: 200, retryErrors: true, abandonWhen: web.exited, detail: () => web.output() });
+    await waitFor('worker started', async () => worker.output().includes('worker started'), { timeoutMs: 60_000, intervalMs: 200, retryErrors: true, abandonWhen: worker.exited, detail: () => worker.output() });
     const admin = adminClient(baseUrl);
     const accountId = await admin.createAccount();
     await admin.topup(accountId, 5);

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
-import type { Deps } from '../../../src/deps.js';
+import { verifyLedgerChain } from '../../../src/ledger/chain-verify.js';
+import type { Collections } from '../../../src/store/collections.js';
 import type { JsonResponse } from '../../helpers/admin-client.js';
 
 /** What the ledger says about one account. */
@@ -13,7 +14,7 @@ export interface LedgerFigures {
 }
 
 /** Sums an account's ledger. */
-export async function ledgerFigures(deps: Pick<Deps, 'c'>, accountId: string): Promise<LedgerFigures> {
+export async function ledgerFigures(deps: { readonly c: Collections }, accountId: string): Promise<LedgerFigures> {
   const entries = await deps.c.ledger.find({ account_id: accountId }).toArray();
   const f: LedgerFigures = { credits: 0n, charged: 0n, cost: 0n, absorbed: 0n, charges: new Map() };
   for (const e of entries) {
@@ -41,10 +42,10 @@ export function reportedByTestRoute(responses: readonly JsonResponse[]): Reporte
  * The exact money invariants after a fault: balance = credits − charges to the nano; every
  * cost a client saw is in the ledger with that amount; no charge the clients did not see
  * (unless `unreported` allows some); and, given a cap, the key's spend stays within it
- * except what was recorded as absorbed.
+ * except what was recorded as absorbed; and the account's ledger is one unbroken hash chain.
  */
 export async function expectExactMoney(
-  deps: Pick<Deps, 'c'>,
+  deps: { readonly c: Collections },
   accountId: string,
   reported: readonly Reported[],
   options: { capNano?: bigint; unreported?: number } = {},
@@ -55,5 +56,9 @@ export async function expectExactMoney(
   for (const r of reported) expect(f.charges.get(r.requestId), `charge ${r.requestId}`).toBe(r.cost);
   expect(f.charges.size - reported.length).toBeLessThanOrEqual(options.unreported ?? 0);
   if (options.capNano !== undefined) expect(f.cost - f.absorbed).toBeLessThanOrEqual(options.capNano);
+  // Whatever the fault, the account's entries still form one unbroken hash chain.
+  const chain = await verifyLedgerChain(deps.c, accountId);
+  expect(chain.break).toBeNull();
+  expect(chain.entries).toBe(await deps.c.ledger.countDocuments({ account_id: accountId }));
   return f;
 }

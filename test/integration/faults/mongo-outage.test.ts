@@ -88,7 +88,7 @@ describe('kill -9 of MongoDB during streams and non-streamed requests', () => {
 
     // Free models need no charge: a key and account already seen keep working.
     const free = await chat(web.url, key.raw, { model: 'local/echo-free', max_tokens: 16, messages: [{ role: 'user', content: 'free during outage' }] });
-    expect(free.status, JSON.stringify(free.body)).toBe(200);
+    expect(free.status, JSON.stringify(free.body) + web.output()).toBe(200);
 
     const delivered = await Promise.all(streams);
     const answered = await Promise.all(plain);

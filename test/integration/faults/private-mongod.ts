@@ -8,6 +8,7 @@ import { findFreePort } from '../../../scripts/services/free-port.js';
 import { requestShutdown } from '../../../scripts/services/mongo-replica-set.js';
 import { provisionMongod } from '../../../scripts/services/provision-mongod.js';
 import { startMongod } from '../../../scripts/services/start-mongod.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 const run = promisify(execFile);
 
@@ -33,8 +34,9 @@ async function pidsOf(port: number, dataDir: string): Promise<number[]> {
     .filter((pid) => Number.isInteger(pid) && pid > 0);
 }
 
+/** Waits up to 10 s for the mongod processes to be gone; a straggler is left to the OS. */
 async function untilGone(port: number, dataDir: string): Promise<void> {
-  for (let i = 0; i < 200 && (await pidsOf(port, dataDir)).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+  await waitFor('mongod to exit', async () => (await pidsOf(port, dataDir)).length === 0, { timeoutMs: 10_000 }).catch(() => undefined);
 }
 
 /** Starts a single-node replica set on a free port with a throwaway data folder. */

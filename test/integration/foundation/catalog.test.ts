@@ -32,7 +32,7 @@ describe('catalog', () => {
   });
 
   it('spreads operator edits to another process without a restart', async () => {
-    const other = await createDeps(gw.config, createLogger('silent'));
+    const other = await createDeps(gw.config, createLogger('silent'), { jobs: false });
     try {
       expect(other.catalog.get('acme/new-model')).toBeUndefined();
       const put = await adminClient(gw.url).call('PUT', '/models/acme/new-model', {

@@ -40,7 +40,7 @@ describe('credits', () => {
     const outcome = await gw.deps.ledger.charge({
       requestId: 'req_drain', accountId, keyId: key!._id, model: 'local/echo', cost: 2_000_000_000n, at: new Date(),
     });
-    expect(outcome).toEqual({ cost: 2_000_000_000n, charged: 1_500_000_000n, absorbed: 500_000_000n, duplicate: false });
+    expect(outcome).toMatchObject({ cost: 2_000_000_000n, charged: 1_500_000_000n, absorbed: 500_000_000n, duplicate: false });
     expect((await credits()).body.data).toEqual({ balance_usd: 0, free_tier: false });
     expect((await gw.deps.ledger.charge({ requestId: 'req_drain', accountId, keyId: key!._id, model: 'local/echo', cost: 5n, at: new Date() })).duplicate).toBe(true);
     expect((await credits()).body.data).toEqual({ balance_usd: 0, free_tier: false });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerWriter, type ChargeOutcome, type ChargeRequest, type LedgerBatch, type LedgerWriterObserver } from '../../../src/ledger/ledger-writer.js';
+import { verifyLedgerChain } from '../../../src/ledger/chain-verify.js';
 import { adminClient } from '../../helpers/admin-client.js';
 import { startTestGateway, type TestGateway } from '../../helpers/test-gateway.js';
 
@@ -115,6 +116,11 @@ async function expectStored(accounts: readonly Funded[], ref: ReturnType<typeof 
   const entries = await gw.deps.c.ledger.find({ _id: { $in: ids } }).toArray();
   expect(entries).toHaveLength(ids.length);
   for (const e of entries) expect({ id: e._id, charged: e.charged, absorbed: e.absorbed }).toEqual({ id: e._id, ...ref.outcomes.get(e._id) });
+  // Every account's entries (its top-up and all its charges) form one unbroken chain.
+  for (const a of accounts) {
+    const chain = await verifyLedgerChain(gw.deps.c, a.accountId);
+    expect(chain).toMatchObject({ ok: true, entries: await gw.deps.c.ledger.countDocuments({ account_id: a.accountId }) });
+  }
 }
 
 describe('ledger writer with overlapping commits', () => {
@@ -213,11 +219,13 @@ describe('ledger writer with overlapping commits', () => {
     const charge = (id: string, cost: bigint): ChargeRequest => ({ requestId: id, accountId: f.accountId, keyId: f.keyIds[0]!, model: 'local/echo', cost, at });
     const writer = new LedgerWriter(gw.deps.mongo.client, gw.deps.c, gw.deps.log, { maxDelayMs: 5 });
     const first = await writer.charge(charge('req_dup_1', 600n));
-    expect(first).toEqual({ cost: 600n, charged: 600n, absorbed: 0n, duplicate: false });
+    expect(first).toMatchObject({ cost: 600n, charged: 600n, absorbed: 0n, duplicate: false });
+    // A duplicate reports the entry as first committed, its place in the chain included.
+    expect(first.hash).toMatch(/^[0-9a-f]{64}$/);
     const [again, fresh, over] = await Promise.all([writer.charge(charge('req_dup_1', 600n)), writer.charge(charge('req_dup_2', 300n)), writer.charge(charge('req_dup_3', 300n))]);
     expect(again).toEqual({ ...first, duplicate: true });
-    expect(fresh).toEqual({ cost: 300n, charged: 300n, absorbed: 0n, duplicate: false });
-    expect(over).toEqual({ cost: 300n, charged: 100n, absorbed: 200n, duplicate: false });
+    expect(fresh).toMatchObject({ cost: 300n, charged: 300n, absorbed: 0n, duplicate: false });
+    expect(over).toMatchObject({ cost: 300n, charged: 100n, absorbed: 200n, duplicate: false });
     const doc = await gw.deps.c.accounts.findOne({ _id: f.accountId });
     expect({ balance: doc!.balance, charged: doc!.charged, absorbed: doc!.absorbed }).toEqual({ balance: 0n, charged: 1_000n, absorbed: 200n });
     expect((await gw.deps.c.keys.findOne({ _id: f.keyIds[0]! }))!.spend).toBe(1_200n);

@@ -7,6 +7,7 @@ import { LedgerWriter } from '../../../src/ledger/ledger-writer.js';
 import { SpoolingLedger } from '../../../src/ledger/spooling-ledger.js';
 import { adminClient } from '../../helpers/admin-client.js';
 import { startTestGateway, type TestGateway } from '../../helpers/test-gateway.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 let gw: TestGateway;
 let dir: string;
@@ -38,7 +39,7 @@ describe('draining the charge spool', () => {
     const health = { writable: true };
     const ledger = new SpoolingLedger(new LedgerWriter(gw.deps.mongo.client, gw.deps.c, gw.deps.log), spool, health, undefined, gw.deps.log, { tickMs: 50 });
     expect(ledger.canCharge()).toBe(false);
-    for (let i = 0; i < 100 && ledger.pending() > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await waitFor('the spool to drain on its own', () => ledger.pending() === 0, { timeoutMs: 5_000 });
     await ledger.drain();
     expect(ledger.pending()).toBe(0);
     expect(ledger.canCharge()).toBe(true);

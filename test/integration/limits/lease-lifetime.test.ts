@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestGateway } from '../../helpers/test-gateway.js';
 import { testEnv } from '../../helpers/test-gateway.js';
-import { MAX_LEASE_AGE_MS } from '../../../src/limits/lease-refresher.js';
 import { chat, streamChat } from '../chat/chat-client.js';
 import { accountWithKey, charge, manualClock, startLimitsGateway, usd } from './limits-fixtures.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 const clock = manualClock('2026-03-10T12:00:00Z');
 let gw: TestGateway;
@@ -16,8 +16,6 @@ afterAll(async () => {
   await gw?.close();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Holds and stream slots the account still has in Redis, and leases still renewed. */
 async function leftovers(accountId: string, keyId: string): Promise<{ holds: number; slots: number; leases: string[] }> {
   const k = gw.deps.admission.keyNames;
@@ -29,12 +27,12 @@ async function leftovers(accountId: string, keyId: string): Promise<{ holds: num
 }
 
 async function settledLeftovers(accountId: string, keyId: string) {
-  let left = await leftovers(accountId, keyId);
-  for (let i = 0; i < 40 && (left.holds + left.slots > 0 || left.leases.length > 0); i++) {
-    await sleep(50);
-    left = await leftovers(accountId, keyId);
-  }
-  return left;
+  await waitFor('holds, slots and leases to be released', async () => {
+    const left = await leftovers(accountId, keyId);
+    return left.holds + left.slots === 0 && left.leases.length === 0;
+  }, { timeoutMs: 2_000 }).catch(() => undefined);
+  // What is left, for the assertion to show.
+  return leftovers(accountId, keyId);
 }
 
 describe('leases end with their request', () => {
@@ -51,15 +49,16 @@ describe('leases end with their request', () => {
     expect(await settledLeftovers(accountId, keyId)).toEqual({ holds: 0, slots: 0, leases: [] });
   });
 
-  it('stops renewing a lease whose request never settled once it reaches its maximum age', async () => {
+  it('stops renewing a lease whose request never settled once it outlives the longest request', async () => {
     const { accountId, raw } = await accountWithKey(gw.url, 1);
     const key = await gw.deps.keyAuth.authenticate(raw);
     const model = gw.deps.catalog.get('local/echo')!;
     await gw.deps.admission.admit({ requestId: 'req_never_settled', key, model, estimate: usd(0.01), stream: true });
     expect(gw.deps.admission.leasedRequests()).toContain('req_never_settled');
-    clock.advance(MAX_LEASE_AGE_MS + 1);
-    for (let i = 0; i < 60 && gw.deps.admission.leasedRequests().includes('req_never_settled'); i++) await sleep(100);
-    expect(gw.deps.admission.leasedRequests()).not.toContain('req_never_settled');
+    // A lease lasts as long as a request may: its longest run, the wait for usage, one hold lifetime.
+    const timing = gw.config.requestTiming;
+    clock.advance(timing.maxRequestMs + timing.usageGraceMs + gw.config.holdTtlSeconds * 1000 + 1);
+    await waitFor('the lease to be dropped', () => !gw.deps.admission.leasedRequests().includes('req_never_settled'), { timeoutMs: 6_000 });
     // Unrenewed, the hold has lapsed: the next admission drops it.
     expect((await charge(gw.url, raw, { estimate: 1n, cost: 1n })).status).toBe(200);
     expect(await gw.deps.redis.zcard(gw.deps.admission.keyNames.holds(accountId))).toBe(0);

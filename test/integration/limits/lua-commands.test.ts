@@ -11,14 +11,14 @@ beforeAll(async () => {
   await waitReady(redis);
 });
 afterAll(async () => {
-  const keys = await redis.keys(`${prefix}:*`);
+  const keys = await redis.keys(`*${prefix}*`);
   if (keys.length > 0) await redis.del(...keys);
   redis.disconnect();
 });
 
 describe('Lua scripts registered as commands', () => {
   it('expands includes: the live script purges an expired hold out of the account and key totals', async () => {
-    const [holds, info, held, kheld, keyLog, acctLog] = ['holds', 'info', 'held', 'kheld', 'klog', 'alog'].map((k) => `${prefix}:${k}`) as [string, string, string, string, string, string];
+    const [holds, info, held, kheld, keyLog, acctLog] = ['holds', 'info', 'held', 'kheld', 'klog', 'alog'].map((k) => `{${prefix}}:${k}`) as [string, string, string, string, string, string];
     await redis.zadd(holds, 1_000, 'req_1');
     await redis.hset(info, 'req_1', '500:key_1');
     await redis.set(held, '500');
@@ -30,7 +30,7 @@ describe('Lua scripts registered as commands', () => {
   });
 
   it('still runs after Redis dropped its script cache (SCRIPT FLUSH)', async () => {
-    const [mirror, version] = [`${prefix}:mirror`, `${prefix}:version`];
+    const [mirror, version] = [`{${prefix}}:mirror`, `{${prefix}}:version`];
     await redis.set(mirror, '7');
     expect(await runScript(redis, 'invalidate-mirror', [mirror, version], [60_000])).toBe(1);
     await redis.script('FLUSH');

@@ -90,7 +90,7 @@ function ticket(key: Awaited<ReturnType<typeof setup>>['key'], requestId: string
   const model = gw.deps.catalog.get('local/echo');
   if (!model) throw new Error('local/echo missing');
   const ctx = { redis: gw.deps.redis, keys: gw.deps.admission.keyNames, ledger, clock: clock.clock, log: gw.deps.log, refresher, unappliedTtlMs: 1_200_000 };
-  return new RedisAdmissionTicket(ctx, requestId, 0n, key, model);
+  return new RedisAdmissionTicket(ctx, requestId, COST, key, model);
 }
 
 /** The four mirrors as Redis holds them (null = missing). */

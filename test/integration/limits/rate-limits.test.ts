@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, call } from '../../helpers/admin-client.js';
 import { testEnv, type TestGateway } from '../../helpers/test-gateway.js';
 import { accountWithKey, charge, manualClock, startLimitsGateway } from './limits-fixtures.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 const clock = manualClock('2031-03-14T12:00:00.000Z');
 let gw: TestGateway;
@@ -114,11 +115,10 @@ describe('free tier', () => {
     const paid = { model: 'local/echo', estimate: 5_000_000n, cost: 5_000_000n };
     expect((await charge(gw.url, raw, paid)).status).toBe(403);
     await adminClient(gw.url).topup(accountId, '0.005');
-    let first = await charge(gw.url, raw, paid);
-    for (let i = 0; i < 20 && first.status === 403; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      first = await charge(gw.url, raw, paid);
-    }
+    const first = await waitFor('the top-up to reach admission', async () => {
+      const res = await charge(gw.url, raw, paid);
+      return res.status === 403 ? undefined : res;
+    }, { timeoutMs: 1_000 });
     expect(first.status).toBe(200);
     expect((await charge(gw.url, raw, paid)).status).toBe(402);
     await adminClient(gw.url).topup(accountId, '0.005');

@@ -4,6 +4,7 @@ import { call } from '../../helpers/admin-client.js';
 import { testEnv, type TestGateway } from '../../helpers/test-gateway.js';
 import { accountWithKey, charge, startLimitsGateway, usd } from './limits-fixtures.js';
 import { privateRedis, type PrivateRedis } from './private-redis.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 let redis: PrivateRedis;
 let gw: TestGateway;
@@ -67,12 +68,11 @@ describe('Redis trouble', () => {
     expect((await call(gw.url, 'GET', '/readyz')).status).toBe(503);
 
     await redis.start();
-    let status = 0;
-    for (let i = 0; i < 100 && status !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      status = (await charge(gw.url, raw, { estimate: 10n, cost: 10n })).status;
+    // Until Redis answers again every request gets 503, never anything else.
+    await waitFor('admission to work again', async () => {
+      const { status } = await charge(gw.url, raw, { estimate: 10n, cost: 10n });
       if (status !== 200) expect(status).toBe(503);
-    }
-    expect(status).toBe(200);
+      return status === 200;
+    }, { timeoutMs: 10_000, intervalMs: 100 });
   });
 });

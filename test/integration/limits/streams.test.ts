@@ -3,6 +3,7 @@ import { createAdmission } from '../../../src/limits/redis-admission.js';
 import { call } from '../../helpers/admin-client.js';
 import type { TestGateway } from '../../helpers/test-gateway.js';
 import { accountWithKey, manualClock, startLimitsGateway } from './limits-fixtures.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 const clock = manualClock('2031-05-01T08:00:00.000Z');
 let gw: TestGateway;
@@ -37,13 +38,11 @@ async function openStream(raw: string): Promise<OpenStream> {
   return { status: 200, retryAfter: null, close: () => abort.abort() };
 }
 
-async function openUntilAdmitted(raw: string, attempts = 50): Promise<OpenStream> {
-  for (let i = 0; i < attempts; i++) {
+async function openUntilAdmitted(raw: string): Promise<OpenStream> {
+  return waitFor('a stream to be admitted', async () => {
     const s = await openStream(raw);
-    if (s.status === 200) return s;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('never admitted');
+    return s.status === 200 ? s : undefined;
+  }, { timeoutMs: 2_500 });
 }
 
 describe('concurrent streams', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { estimateChatCost } from '../../../src/chat/chat-estimate.js';
+import { estimateChatCostAsync } from '../../../src/chat/chat-estimate.js';
 import type { CatalogModel } from '../../../src/catalog/model-types.js';
 import type { ChatRequestBody } from '../../../src/providers/chat/chat-types.js';
 import { call, type JsonResponse } from '../../helpers/admin-client.js';
@@ -13,7 +13,7 @@ let gw: TestGateway;
 const webs: WebProcess[] = [];
 let echo: CatalogModel;
 
-/** Natural text: its prompt bound equals its exact count, and the echo fills max_tokens. */
+/** Natural text, and a small output limit the echo fills. */
 const PROMPT = 'word '.repeat(40).trim();
 const MAX_TOKENS = 12;
 const BODY: ChatRequestBody = { model: 'local/echo', max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: PROMPT }] };
@@ -88,33 +88,33 @@ async function checkLedger(accountId: string, ok: Outcome[]): Promise<{ charged:
 }
 
 describe.each([false, true])('100 concurrent chats against balance and caps (stream: %s)', (stream) => {
-  it('admits exactly the requests whose worst case fits the balance; the rest get 402', async () => {
-    const { estimate } = estimateChatCost(BODY, echo);
+  it('admits requests only while their worst case fits the balance; the rest get 402', async () => {
+    const { estimate } = await estimateChatCostAsync(BODY, echo);
     const { accountId, raw } = await accountWithKey(webs[0]!.url, usdText(estimate * BigInt(ALLOWED)));
     const outcomes = await fire(raw, stream);
     const ok = outcomes.filter((o) => o.status === 200);
     const refused = outcomes.filter((o) => o.status !== 200);
     for (const r of refused) expect(r.code).toBe('insufficient_credits');
-    // Local models fill their max_tokens here, so each charge equals its hold: the balance
-    // pays for exactly ALLOWED requests however the burst interleaves.
-    for (const o of ok) expect(o.cost).toBe(estimate);
-    expect(ok).toHaveLength(ALLOWED);
-    const { absorbed } = await checkLedger(accountId, ok);
+    // Every charge stays within its hold, so the balance pays for at least ALLOWED requests
+    // (more when finished ones freed the rest of their holds) and is never overdrawn.
+    for (const o of ok) expect(o.cost).toBeLessThanOrEqual(estimate);
+    expect(ok.length).toBeGreaterThanOrEqual(ALLOWED);
+    const { charged, absorbed } = await checkLedger(accountId, ok);
     expect(absorbed).toBe(0n);
-    expect((await gw.deps.accounts.get(accountId)).balance).toBe(0n);
+    expect(charged).toBeLessThanOrEqual(estimate * BigInt(ALLOWED));
   });
 
-  it('admits exactly the requests whose worst case fits the day cap; spend never passes it', async () => {
-    const { estimate } = estimateChatCost(BODY, echo);
+  it('admits requests only while their worst case fits the day cap; spend never passes it', async () => {
+    const { estimate } = await estimateChatCostAsync(BODY, echo);
     const cap = estimate * BigInt(ALLOWED);
     const { accountId, keyId, raw } = await accountWithKey(webs[0]!.url, 10, { limits: { spend_cap_usd: { day: usdText(cap) } } });
     const outcomes = await fire(raw, stream);
     const ok = outcomes.filter((o) => o.status === 200);
     for (const r of outcomes.filter((o) => o.status !== 200)) expect(r.code).toBe('key_limit_exceeded');
-    expect(ok).toHaveLength(ALLOWED);
+    expect(ok.length).toBeGreaterThanOrEqual(ALLOWED);
     const { charged, absorbed } = await checkLedger(accountId, ok);
     expect(absorbed).toBe(0n);
-    expect(charged).toBe(cap);
+    expect(charged).toBeLessThanOrEqual(cap);
     const spend = await gw.deps.c.keys.findOne({ _id: keyId });
     expect(spend?.spend).toBeLessThanOrEqual(cap);
   });
@@ -122,7 +122,7 @@ describe.each([false, true])('100 concurrent chats against balance and caps (str
 
 describe('refusals say what would fit', () => {
   it('names the largest affordable max_tokens, and that many is then admitted', async () => {
-    const { estimate } = estimateChatCost(BODY, echo);
+    const { estimate } = await estimateChatCostAsync(BODY, echo);
     const { raw } = await accountWithKey(webs[0]!.url, usdText(estimate - 1n));
     const refused = await call(webs[0]!.url, 'POST', '/v1/chat/completions', { token: raw, body: BODY });
     expect(refused.status).toBe(402);

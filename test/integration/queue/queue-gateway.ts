@@ -1,8 +1,5 @@
-import { Writable } from 'node:stream';
-import { loadConfig } from '../../../src/config/config.js';
 import { findCharge } from '../../../src/ledger/ledger-writer.js';
-import { createLogger } from '../../../src/log/logger.js';
-import { JobQueue } from '../../../src/queue/job-queue.js';
+import type { JobQueue } from '../../../src/queue/job-queue.js';
 import type { QueuedServiceDeps } from '../../../src/queue/queued-service-deps.js';
 import type { LedgerDoc } from '../../../src/ledger/ledger-types.js';
 import { startWorkers, type RunningWorkers } from '../../../workers/start-workers.js';
@@ -28,17 +25,16 @@ export interface QueueGatewayOptions {
   documentFetch?: QueuedServiceDeps['documentFetch'];
 }
 
-const quietLog = () => createLogger('silent', new Writable({ write: (_c, _e, done) => done() }));
-
 /** Starts the gateway with the images and OCR routes over a fresh database and Redis prefix. */
 export async function startQueueGateway(options: QueueGatewayOptions = {}): Promise<QueueGateway> {
   const env = testEnv({ LOG_LEVEL: 'warn', ...options.env });
-  const config = loadConfig(env);
-  const jobs = await JobQueue.open(config, quietLog(), { pollMs: 200 });
   const gw = await startTestGateway({
     env,
-    extensions: () => ({ jobs, ...(options.documentFetch ? { documentFetch: options.documentFetch } : {}) }),
+    jobs: { pollMs: 200 },
+    extensions: () => (options.documentFetch ? { documentFetch: options.documentFetch } : {}),
   });
+  const { jobs } = gw.deps;
+  if (jobs === undefined) throw new Error('the queue gateway opened no job queue');
   const workers = options.workers === false ? undefined : await startWorkers(gw.deps);
   const admin = adminClient(gw.url);
   return {
@@ -54,7 +50,6 @@ export async function startQueueGateway(options: QueueGatewayOptions = {}): Prom
     charge: (requestId) => findCharge(gw.deps.c, requestId),
     async close() {
       await workers?.close();
-      await jobs.close();
       await gw.close();
     },
   };

@@ -11,19 +11,12 @@ import { TEST_ADMIN_TOKEN, testEnv } from '../../helpers/test-gateway.js';
 import { spawnWorker, type WorkerProcess } from '../../e2e/images/spawn-worker.js';
 import { privateRedis, type PrivateRedis } from '../limits/private-redis.js';
 import { startQueueGateway, type QueueGateway } from './queue-gateway.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 /** One sample of the Prometheus text, or undefined when the series is absent. */
 function sample(text: string, series: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('queue metrics on /metrics, with a worker in its own process', () => {
@@ -57,13 +50,13 @@ describe('queue metrics on /metrics, with a worker in its own process', () => {
     const requests = Array.from({ length: 3 }, () =>
       call(q.gw.url, 'POST', '/v1/images/generations', { token: key.raw, body: { model: 'local/instant-image', prompt: 'queued', size: '64x64' } }),
     );
-    await until('three jobs waiting', async () => sample(await scrape(), 'farebox_queue_jobs{queue="images",state="waiting"}') === 3);
+    await waitFor('three jobs waiting', async () => sample(await scrape(), 'farebox_queue_jobs{queue="images",state="waiting"}') === 3);
 
     worker = await spawnWorker(env);
     const answers = await Promise.all(requests);
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
 
-    await until('the queue drained', async () => {
+    await waitFor('the queue drained', async () => {
       const text = await scrape();
       return (
         sample(text, 'farebox_queue_jobs{queue="images",state="waiting"}') === 0 &&
@@ -111,7 +104,7 @@ describe('queue depth while Redis is down', () => {
     expect(down).toContain('farebox_http_requests_total');
 
     await redis.start();
-    await until('counts read from the restarted (empty) Redis', async () => {
+    await waitFor('counts read from the restarted (empty) Redis', async () => {
       const text = (await metrics.render()).body;
       return sample(text, 'farebox_queue_jobs{queue="images",state="waiting"}') === 0;
     });

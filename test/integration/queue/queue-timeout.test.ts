@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../../helpers/admin-client.js';
 import { startQueueGateway, type QueueGateway } from './queue-gateway.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 let q: QueueGateway;
 let key: { accountId: string; raw: string };
@@ -52,10 +53,10 @@ describe('front-door timeout while a worker runs the job', () => {
       const requestId = res.headers.get('x-service-request-id') ?? '';
       const queue = running.jobs.queue('images');
       // The worker notices the cancellation between images and fails the job for good.
-      for (let i = 0; i < 100 && (await queue.getJob(requestId))?.finishedOn === undefined; i += 1) {
-        await new Promise((r) => setTimeout(r, 200));
-      }
-      const job = await queue.getJob(requestId);
+      const job = await waitFor('the job to end', async () => {
+        const found = await queue.getJob(requestId);
+        return found?.finishedOn === undefined ? undefined : found;
+      }, { timeoutMs: 20_000, intervalMs: 200 });
       expect(await job?.getState()).toBe('failed');
       expect(job?.attemptsMade).toBe(1);
       expect(await running.jobs.store.getResult(requestId)).toBeUndefined();
@@ -81,20 +82,18 @@ describe('client disconnect while a worker runs the job', () => {
         body: JSON.stringify({ model: 'local/canvas-image', prompt: 'abandoned', n: 8, size: '2048x2048' }),
         signal: controller.signal,
       }).catch(() => undefined);
-      let active = await queue.getActive();
-      for (let i = 0; i < 200 && active.length === 0; i += 1) {
-        await new Promise((r) => setTimeout(r, 50));
-        active = await queue.getActive();
-      }
+      const active = await waitFor('a worker to take the job', async () => {
+        const jobs = await queue.getActive();
+        return jobs.length === 0 ? undefined : jobs;
+      }, { timeoutMs: 10_000 });
       const requestId = active[0]?.id ?? '';
       expect(requestId).not.toBe('');
       controller.abort();
       await request;
-      let state = await queue.getJobState(requestId);
-      for (let i = 0; i < 100 && state === 'active'; i += 1) {
-        await new Promise((r) => setTimeout(r, 100));
-        state = await queue.getJobState(requestId);
-      }
+      const state = await waitFor('the job to stop running', async () => {
+        const now = await queue.getJobState(requestId);
+        return now === 'active' ? undefined : now;
+      }, { timeoutMs: 10_000, intervalMs: 100 });
       expect(state).toBe('failed');
       expect(await running.charge(requestId)).toBeNull();
       expect(await running.jobs.store.getResult(requestId)).toBeUndefined();

@@ -8,6 +8,7 @@ import { settleWithin } from '../../../src/queue/queue-connections.js';
 import type { ImageGenerateJob } from '../../../src/queue/job-types.js';
 import { privateRedis, type PrivateRedis } from '../limits/private-redis.js';
 import { testEnv } from '../../helpers/test-gateway.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 let redis: PrivateRedis;
 let jobs: JobQueue;
@@ -45,11 +46,9 @@ describe('producer with Redis down', () => {
     expect(classifyError(failure).code).toBe('service_unavailable');
 
     await redis.start();
-    let added = false;
-    for (let i = 0; i < 50 && !added; i += 1) {
-      await new Promise((r) => setTimeout(r, 100));
-      added = await jobs.queue('images').add('generate', job('req_back'), { jobId: 'req_back' }).then(() => true, () => false);
-    }
-    expect(added).toBe(true);
+    await waitFor('the queue to take a job again', () => jobs.queue('images').add('generate', job('req_back'), { jobId: 'req_back' }).then(() => true, () => false), {
+      timeoutMs: 5_000,
+      intervalMs: 100,
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { call, type JsonResponse } from '../../helpers/admin-client.js';
 import { TEST_ADMIN_TOKEN } from '../../helpers/test-gateway.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 /** GET with the operator token. */
 export function adminGet(url: string, path: string): Promise<JsonResponse> {
@@ -19,10 +20,8 @@ export async function adminText(url: string, path: string): Promise<{ status: nu
 
 /** Waits until the operator finds a record (the writer flushes in batches every few ms). */
 export async function waitRecord(url: string, id: string): Promise<Record<string, any>> {
-  for (let i = 0; i < 100; i += 1) {
+  return waitFor(`the record of ${id}`, async () => {
     const res = await adminGet(url, `/requests/${id}`);
-    if (res.status === 200) return res.body.data as Record<string, any>;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`no record for ${id}`);
+    return res.status === 200 ? (res.body.data as Record<string, any>) : undefined;
+  }, { timeoutMs: 2_000, intervalMs: 20 });
 }

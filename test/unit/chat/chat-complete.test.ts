@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { completeChat } from '../../../src/chat/chat-complete.js';
-import { estimateChatCost, estimateChatCostAsync } from '../../../src/chat/chat-estimate.js';
-import { promptTokenUpperBoundAsync } from '../../../src/billing/token-count-async.js';
+import { estimateChatCostAsync } from '../../../src/chat/chat-estimate.js';
+import { promptTokenBound } from '../../../src/chat/prompt-bound.js';
 import { anthropicMaxTokens } from '../../../src/providers/anthropic/anthropic-request.js';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { countMessageTokens } from '../../../src/billing/tokenizer.js';
@@ -31,7 +31,7 @@ describe('completeChat', () => {
     const { ticket, settles } = recordingTicket(journal);
     const body = await completeChat(serviceDeps(), admitted(answering(RESULT, journal), ticket), new AbortController().signal);
     expect(journal).toEqual(['upstream', 'settled:28000']);
-    expect(settles).toEqual([{ cost: 28_000n, units: { prompt: 12, completion: 8 } }]);
+    expect(settles).toEqual([{ cost: 28_000n, units: { prompt: 12, completion: 8 - 3, internal_reasoning: 3 } }]);
     expect(body).toMatchObject({
       id: 'chatcmpl-test', object: 'chat.completion', model: 'test/chat', system_fingerprint: 'fp_1',
       choices: [{ message: { content: 'hi there', reasoning: 'pondering' } }],
@@ -56,46 +56,58 @@ describe('completeChat', () => {
   });
 });
 
-describe('estimateChatCost', () => {
+describe('estimateChatCostAsync', () => {
   const messages = [{ role: 'user' as const, content: 'hello there' }];
+  // Holds add a few nano-dollars so per-line rounding can never take a charge above them.
+  const MARGIN = 8n;
 
-  it('prices prompt tokens plus the requested completion limit times n', () => {
-    const prompt = countMessageTokens(messages);
-    const { estimate, promptTokens } = estimateChatCost({ model: 'm', messages, max_tokens: 100, n: 2 }, testModel());
+  it('prices the input bound plus the requested completion limit times n', async () => {
+    const body = { model: 'm', messages, max_tokens: 100, n: 2 };
+    const prompt = await promptTokenBound(body, testModel());
+    const { estimate, promptTokens } = await estimateChatCostAsync(body, testModel());
     expect(promptTokens).toBe(prompt);
+    expect(prompt).toBeGreaterThan(countMessageTokens(messages));
     // $1/M prompt, $2/M completion: prompt×1000 + 200×2000 nano.
-    expect(estimate).toBe(BigInt(prompt) * 1000n + 200n * 2000n);
+    expect(estimate).toBe(BigInt(prompt) * 1000n + 200n * 2000n + MARGIN);
   });
 
-  it('holds the model output limit (its context length) when max_tokens is absent', () => {
-    // The whole context, not context − prompt: the prompt is only bounded from above, so
-    // subtracting it could leave the real output room uncovered.
-    const prompt = countMessageTokens(messages);
-    const { estimate } = estimateChatCost({ model: 'm', messages }, testModel({ context_length: 500 }));
-    expect(estimate).toBe(BigInt(prompt) * 1000n + 500n * 2000n);
+  it('holds the model output limit (its context length) when max_tokens is absent', async () => {
+    const model = testModel({ context_length: 500 });
+    const prompt = await promptTokenBound({ model: 'm', messages }, model);
+    const { estimate } = await estimateChatCostAsync({ model: 'm', messages }, model);
+    expect(estimate).toBe(BigInt(prompt) * 1000n + 500n * 2000n + MARGIN);
   });
 
-  it('holds the max_output_tokens of the catalog entry before its context length', () => {
-    const prompt = countMessageTokens(messages);
-    const { estimate } = estimateChatCost({ model: 'm', messages }, testModel({ context_length: 500, max_output_tokens: 50 }));
-    expect(estimate).toBe(BigInt(prompt) * 1000n + 50n * 2000n);
+  it('holds the max_output_tokens of the catalog entry before its context length', async () => {
+    const model = testModel({ context_length: 500, max_output_tokens: 50 });
+    const prompt = await promptTokenBound({ model: 'm', messages }, model);
+    const { estimate } = await estimateChatCostAsync({ model: 'm', messages }, model);
+    expect(estimate).toBe(BigInt(prompt) * 1000n + 50n * 2000n + MARGIN);
+  });
+
+  it('holds the smaller of max_tokens and max_completion_tokens, the limit that is sent', async () => {
+    const { perChoice } = await estimateChatCostAsync({ model: 'm', messages, max_tokens: 5000, max_completion_tokens: 5 }, testModel({ context_length: 10_000 }));
+    expect(perChoice).toBe(5);
   });
 
   it('holds what an adapter sends upstream when that exceeds max_tokens (thinking budget + answer)', async () => {
     const body = { model: 'm', messages, max_tokens: 100, reasoning: { max_tokens: 2048 } };
     const upstream = anthropicMaxTokens(body);
     expect(upstream).toBe(2148);
-    const prompt = await promptTokenUpperBoundAsync(messages);
-    const { estimate, completionTokens } = await estimateChatCostAsync(body, testModel({ context_length: 10_000 }), upstream);
+    const model = testModel({ context_length: 10_000 });
+    const prompt = await promptTokenBound(body, model);
+    const { estimate, completionTokens } = await estimateChatCostAsync(body, model, upstream);
     expect(completionTokens).toBe(2148);
-    expect(estimate).toBe(BigInt(prompt) * 1000n + 2148n * 2000n);
+    expect(estimate).toBe(BigInt(prompt) * 1000n + 2148n * 2000n + MARGIN);
   });
 
-  it('says the largest max_tokens that fits a room', () => {
-    const prompt = countMessageTokens(messages);
-    const { fit } = estimateChatCost({ model: 'm', messages, max_tokens: 400 }, testModel({ context_length: 500 }));
-    // Room for the prompt and exactly 123 completion tokens.
-    expect(fit(BigInt(prompt) * 1000n + 123n * 2000n)).toMatch(/At most 123 max_tokens fit/);
-    expect(fit(BigInt(prompt) * 1000n - 1n)).toMatch(/Not even the prompt fits/);
+  it('says the largest max_tokens that fits a room', async () => {
+    const model = testModel({ context_length: 500 });
+    const body = { model: 'm', messages, max_tokens: 400 };
+    const prompt = await promptTokenBound(body, model);
+    const { fit } = await estimateChatCostAsync(body, model);
+    // Room for the input and exactly 123 completion tokens.
+    expect(fit(BigInt(prompt) * 1000n + 123n * 2000n + MARGIN)).toMatch(/At most 123 max_tokens fit/);
+    expect(fit(BigInt(prompt) * 1000n - 1n)).toMatch(/Not even the input fits/);
   });
 });

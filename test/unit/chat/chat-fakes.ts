@@ -3,7 +3,7 @@ import { parsePrice } from '../../../src/billing/money.js';
 import type { CatalogModel, ModelDoc } from '../../../src/catalog/model-types.js';
 import type { AdmittedChat } from '../../../src/chat/chat-admit.js';
 import type { ChatServiceDeps } from '../../../src/chat/chat-service-deps.js';
-import type { ChunkSink } from '../../../src/chat/chat-stream.js';
+import type { ChunkSink } from '../../../src/chat/chunk-sink.js';
 import type { BilledUnits } from '../../../src/billing/pricing.js';
 import type { AdmissionTicket } from '../../../src/limits/admission-types.js';
 import type { ChatCapability, ChatRequestBody } from '../../../src/providers/chat/chat-types.js';
@@ -15,7 +15,7 @@ export function testModel(overrides: Partial<ModelDoc> = {}): CatalogModel {
     pricing: { prompt: '0.000001', completion: '0.000002' }, capabilities: [], context_length: 1000, max_output_tokens: null,
     free_tier: false, created: 0, owned_by: 'test', retired: false, updated_at: new Date(0), ...overrides,
   };
-  return { id: doc._id, doc, prices: { prompt: parsePrice('0.000001'), completion: parsePrice('0.000002') }, isFree: false };
+  return { id: doc._id, doc, prices: { prompt: parsePrice('0.000001'), completion: parsePrice('0.000002') }, isFree: false, priceVersion: 'test' };
 }
 
 /** Records every step so tests can check order (charge durable before usage is sent). */
@@ -80,6 +80,7 @@ export function serviceDeps(): ChatServiceDeps {
     admission: undefined as never,
     log: pino({ level: 'silent' }),
     clock: () => new Date(1_700_000_000_000),
+    requestTiming: { maxRequestMs: 3_600_000, usageGraceMs: 5_000 },
   };
 }
 
@@ -93,6 +94,7 @@ export function admitted(chat: ChatCapability, ticket: AdmissionTicket, body: Pa
     providerId: 'fake',
     chat,
     ticket,
+    hold: { promptTokens: 100, completionTokens: 1000, webSearches: 0, perChoice: 1000, estimate: 10n ** 9n, fit: () => '' },
     promptTokens: async () => 10,
   };
 }

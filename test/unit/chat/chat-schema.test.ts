@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chatRequestSchema, MAX_MESSAGES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, toChatRequestBody } from '../../../src/chat/chat-schema.js';
-import { validate } from '../../../src/http/validate.js';
+import { validate } from '../../../src/validation/validate.js';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 
 const PNG_1X1 =

@@ -77,7 +77,7 @@ describe('streamChat', () => {
     expect(releases()).toBe(1);
   });
 
-  it('stops the upstream when the client leaves and bills prompt plus produced tokens once', async () => {
+  it('keeps reading for the upstream usage when the client leaves, then stops it and bills that usage once', async () => {
     const journal: Journal = [];
     const { ticket, settles } = recordingTicket(journal);
     const { sink, chunks } = memorySink(journal, 2);
@@ -85,7 +85,7 @@ describe('streamChat', () => {
     await streamChat(serviceDeps(), admitted(chat, ticket, { stream: true }), sink, new AbortController().signal);
     expect(seen.returned).toBe(true);
     expect(chunks).toHaveLength(2);
-    expect(settles).toEqual([{ cost: expect.any(BigInt), units: { prompt: 10, completion: countTokens('one two ') } }]);
+    expect(settles).toEqual([{ cost: expect.any(BigInt), units: { prompt: 10, completion: 99 } }]);
     expect(journal).not.toContain('done');
   });
 
@@ -101,7 +101,7 @@ describe('streamChat', () => {
     await streamChat(serviceDeps(), admitted(chat, ticket, { stream: true, reasoning: { exclude: true } }), sink, new AbortController().signal);
     expect(JSON.stringify(chunks)).not.toContain('thinking');
     expect(chunks[0]).toMatchObject({ choices: [{ delta: { content: 'answer' } }] });
-    expect(settles[0]?.units).toEqual({ prompt: 10, completion: countTokens('thinking hardanswer') });
+    expect(settles[0]?.units).toEqual({ prompt: 10, completion: countTokens('answer'), internal_reasoning: countTokens('thinking hard') });
   });
 
   it('does not report a cost whose charge failed, but still ends the stream', async () => {

@@ -2,12 +2,13 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { SSE_DONE, SseWriter, sseFrame } from '../../../src/http/sse/sse-writer.js';
+import { namedFrame, SSE_DONE, SseWriter, sseFrame } from '../../../src/http/sse/sse-writer.js';
 
 describe('SSE framing', () => {
   it('frames one JSON payload per event and ends with [DONE]', () => {
     expect(sseFrame('{"a":1}')).toBe('data: {"a":1}\n\n');
     expect(SSE_DONE).toBe('data: [DONE]\n\n');
+    expect(namedFrame('message_stop', { type: 'message_stop' })).toBe('event: message_stop\ndata: {"type":"message_stop"}\n\n');
   });
 
   it('writes headers, events and [DONE] to a real response', async () => {
@@ -15,8 +16,8 @@ describe('SSE framing', () => {
       const writer = new SseWriter(res);
       writer.open(200, { 'X-Test': 'yes' });
       void (async () => {
-        for (let i = 0; i < 3; i += 1) await writer.send({ i, text: 'x'.repeat(100_000) });
-        await writer.finish();
+        for (let i = 0; i < 3; i += 1) await writer.write(sseFrame(JSON.stringify({ i, text: 'x'.repeat(100_000) })));
+        await writer.end(SSE_DONE);
       })();
     });
     server.listen(0, '127.0.0.1');
@@ -55,7 +56,7 @@ describe('SSE framing', () => {
     });
     await closed;
     expect(writer?.closed).toBe(true);
-    await expect(writer?.send({ late: true })).resolves.toBeUndefined();
-    await expect(writer?.finish()).resolves.toBeUndefined();
+    await expect(writer?.write(sseFrame('{"late":true}'))).resolves.toBeUndefined();
+    await expect(writer?.end(SSE_DONE)).resolves.toBeUndefined();
   });
 });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { readChatChunk } from '../../../src/fronts/chat-chunk-reader.js';
-import { completionToMessage, stopReason } from '../../../src/messages/messages-output.js';
-import { messagesRequestSchema } from '../../../src/messages/messages-schema.js';
-import { MessagesStreamTranslator } from '../../../src/messages/messages-stream.js';
-import { messagesToChat, untranslatableParam } from '../../../src/messages/messages-to-chat.js';
+import { completionToMessage, stopReason } from '../../../src/fronts/messages/messages-output.js';
+import { messagesRequestSchema } from '../../../src/fronts/messages/messages-schema.js';
+import { MessagesStreamTranslator } from '../../../src/fronts/messages/messages-stream.js';
+import { messagesToChat, untranslatableParam } from '../../../src/fronts/messages/messages-to-chat.js';
 
-const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, completion_tokens_details: { reasoning_tokens: 0 }, cost: 0.00002 };
+const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 4, cache_write_tokens: 2 }, completion_tokens_details: { reasoning_tokens: 0 }, cost: 0.00002, cost_details: [] };
 
 describe('what only a relayed Messages request can carry', () => {
   const base = { model: 'fake/claude', max_tokens: 10 };
@@ -92,7 +92,7 @@ describe('chat completion → Anthropic message', () => {
       role: 'assistant',
       stop_reason: 'tool_use',
       content: [{ type: 'thinking', thinking: 'why' }, { type: 'text', text: 'hi' }, { type: 'tool_use', id: 'c', name: 'f', input: { a: 1 } }],
-      usage: { input_tokens: 10, output_tokens: 5, cost: 0.00002 },
+      usage: { input_tokens: 4, output_tokens: 5, cache_read_input_tokens: 4, cache_creation_input_tokens: 2, cost: 0.00002 },
     });
   });
 

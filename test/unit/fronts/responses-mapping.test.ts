@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { readChatChunk } from '../../../src/fronts/chat-chunk-reader.js';
-import { completionToResponse, responseIds } from '../../../src/responses/responses-output.js';
-import { responsesRequestSchema, type ResponsesRequest } from '../../../src/responses/responses-schema.js';
-import { ResponsesStreamTranslator } from '../../../src/responses/responses-stream.js';
-import { responsesToChat } from '../../../src/responses/responses-to-chat.js';
+import { completionToResponse, responseIds } from '../../../src/fronts/responses/responses-output.js';
+import { responsesRequestSchema, type ResponsesRequest } from '../../../src/fronts/responses/responses-schema.js';
+import { ResponsesStreamTranslator } from '../../../src/fronts/responses/responses-stream.js';
+import { responsesToChat } from '../../../src/fronts/responses/responses-to-chat.js';
 
 const parse = (body: Record<string, unknown>): ResponsesRequest => responsesRequestSchema.parse({ model: 'local/echo', ...body });
-const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, completion_tokens_details: { reasoning_tokens: 2 }, cost: 0.00002 };
+const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 4, cache_write_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 2 }, cost: 0.00002, cost_details: [] };
 
 describe('Responses request → chat request', () => {
   it('maps instructions, images, calls, outputs and options', () => {
@@ -87,7 +87,7 @@ describe('chat completion → response object', () => {
     expect(out.status).toBe('incomplete');
     expect(out.incomplete_details).toEqual({ reason: 'max_output_tokens' });
     expect((out.output as Array<{ type: string }>).map((i) => i.type)).toEqual(['reasoning', 'message', 'function_call']);
-    expect(out.usage).toEqual({ input_tokens: 10, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 2 }, total_tokens: 15, cost: 0.00002 });
+    expect(out.usage).toEqual({ input_tokens: 10, input_tokens_details: { cached_tokens: 4, cache_write_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 2 }, total_tokens: 15, cost: 0.00002, cost_details: [] });
   });
 });
 

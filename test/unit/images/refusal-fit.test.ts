@@ -11,7 +11,7 @@ function priced(kind: ModelDoc['kind'], pricing: Partial<Record<PriceKey, string
   };
   const prices: Partial<Record<PriceKey, bigint>> = {};
   for (const [key, value] of Object.entries(pricing) as Array<[PriceKey, string]>) prices[key] = parsePrice(value);
-  return { id: doc._id, doc, prices, isFree: false };
+  return { id: doc._id, doc, prices, isFree: false, priceVersion: 'test' };
 }
 
 describe('what would fit, for refusals', () => {

@@ -36,7 +36,7 @@ describe('ChargeSpool', () => {
     await spool.start();
     await Promise.all([spool.append(charge('req_a', 5n)), spool.append(charge('req_b', 123_456_789_012n))]);
     expect(spool.size()).toBe(2);
-    const [file] = await readdir(dir);
+    const [file] = (await readdir(dir)).filter((f) => f.endsWith('.jsonl'));
     const lines = (await readFile(path.join(dir, file!), 'utf8')).trim().split('\n');
     expect(lines.map((l) => JSON.parse(l).cost)).toEqual(['5', '123456789012']);
     const segments = await spool.seal();
@@ -46,12 +46,22 @@ describe('ChargeSpool', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
+  it('keeps a charge’s over-limit excess, lines and price version through the spool', async () => {
+    const dir = await freshDir();
+    const spool = new ChargeSpool(dir, log);
+    await spool.start();
+    await Promise.all([spool.append({ ...charge('req_c', 900n), overLimit: 400n, lines: [{ component: 'prompt', units: 1, unit_price_usd: '0.0000013', amount_usd: '0.0000013' }], priceVersion: 'v1' }), spool.append(charge('req_d', 7n))]);
+    const segments = await spool.seal();
+    expect(segments.flatMap((s) => s.charges.map((c) => [c.requestId, c.overLimit, c.priceVersion, c.lines?.length]))).toEqual([['req_c', 400n, 'v1', 1], ['req_d', undefined, undefined, undefined]]);
+    for (const s of segments) await spool.done(s);
+  });
+
   it("adopts a dead process's segment, skipping a torn last line", async () => {
     const dir = await freshDir();
     const first = new ChargeSpool(dir, log);
     await first.start();
     await first.append(charge('req_kept', 7n));
-    const [file] = await readdir(dir);
+    const [file] = (await readdir(dir)).filter((f) => f.endsWith('.jsonl'));
     const text = await readFile(path.join(dir, file!), 'utf8');
     await writeFile(path.join(dir, `spool-${await deadPid()}-abcdef.jsonl`), `${text}{"requestId":"req_torn","acc`);
     const second = new ChargeSpool(dir, log);

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { HttpDrain } from '../../../src/runtime/http-drain.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 /** A server with one endpoint per behaviour: a stream that never ends, a slow answer, a quick one. */
 async function start(): Promise<{ url: string; drain: HttpDrain }> {
@@ -31,8 +32,7 @@ describe('HttpDrain', () => {
     const stream = await fetch(`${url}/stream`);
     const streamBody = settle(stream.text());
     const hung = settle(fetch(`${url}/slow`).then((r) => r.text()));
-    await new Promise((r) => setTimeout(r, 50));
-    expect(drain.inFlight).toBe(2);
+    await waitFor('both requests to reach the server', () => drain.inFlight === 2);
     const result = await drain.drain(1_000);
     // The slow answer finished inside the budget; the endless stream did not.
     expect(result).toEqual({ streamsCut: 1, requestsCut: 0 });
@@ -43,7 +43,7 @@ describe('HttpDrain', () => {
   it('cuts a response that outlasts the budget and counts it as a request', async () => {
     const { url, drain } = await start();
     const slow = settle(fetch(`${url}/slow`).then((r) => r.text()));
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor('the request to reach the server', () => drain.inFlight === 1);
     expect(await drain.drain(50)).toEqual({ streamsCut: 0, requestsCut: 1 });
     expect(await slow).toBe('cut');
   });

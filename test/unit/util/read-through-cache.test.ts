@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ReadThroughCache } from '../../../src/util/read-through-cache.js';
 
 /** A store whose reads finish when the test says so, counting them. */
@@ -17,14 +17,28 @@ function gatedStore<V>(value: () => V) {
   return store;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Lets time pass on the fake clock, running whatever falls due (reads waiting to start, TTLs). */
+const pass = (ms: number) => vi.advanceTimersByTimeAsync(ms);
 
 describe('ReadThroughCache', () => {
+  // Time here is the cache's TTL logic, not a process's: the clock is fake and moved by hand.
+  // lru-cache keeps the `performance` object it found at load, so that object's clock follows
+  // the fake one too.
+  beforeEach(() => {
+    const processClock = globalThis.performance;
+    vi.useFakeTimers();
+    vi.spyOn(processClock, 'now').mockImplementation(() => Date.now());
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+    vi.useRealTimers();
+  });
+
   it('serves concurrent misses of one key with one read, then from the cache', async () => {
     const store = gatedStore(() => 'v1');
     const cache = new ReadThroughCache({ load: store.load, ttlMs: 10_000, max: 10 });
     const reads = Promise.all(Array.from({ length: 50 }, () => cache.get('a')));
-    await sleep(1);
+    await pass(1);
     store.release();
     expect(await reads).toEqual(Array(50).fill('v1'));
     expect(await cache.get('a')).toBe('v1');
@@ -39,7 +53,7 @@ describe('ReadThroughCache', () => {
     expect(await cache.get('a')).toBeNull();
     expect(reads).toBe(1);
     value = false;
-    await sleep(60);
+    await pass(60);
     expect(await cache.get('a')).toBe(false);
     expect(reads).toBe(2);
   });
@@ -49,13 +63,13 @@ describe('ReadThroughCache', () => {
     const store = gatedStore(() => version);
     const cache = new ReadThroughCache({ load: store.load, ttlMs: 10_000, max: 10 });
     const early = cache.get('a');
-    await sleep(1);
+    await pass(1);
     cache.forget('a'); // the record changed while the read ran
     version = 'after';
     store.release();
     expect(await early).toBe('before');
     const next = cache.get('a');
-    await sleep(1);
+    await pass(1);
     store.release();
     expect(await next).toBe('after');
     expect(store.reads).toBe(2);
@@ -83,7 +97,7 @@ describe('ReadThroughCache', () => {
     });
     expect(await cache.get('a')).toBe('a!');
     store.writable = false;
-    await sleep(40);
+    await pass(40);
     expect(await cache.get('a')).toBe('a!');
     await expect(cache.get('b')).rejects.toThrow('store down');
     expect(reads).toBe(1);

@@ -1,10 +1,21 @@
 import { Router } from '@koa/router';
 import { toUsdNumber } from '../../../billing/money.js';
-import type { Deps } from '../../../deps.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import type { KeyDoc } from '../../../keys/key-types.js';
 import { requireKey, type GatewayState } from '../../state.js';
-import { keyInfo, type KeyLiveUsage } from './key-info.js';
+import { keyInfo, type KeyLiveUsage } from '../../../keys/key-info.js';
+import type { Collections } from '../../../store/collections.js';
+import type { Clock } from '../../../billing/periods.js';
+import type { KeyAuthenticator } from '../../../keys/key-auth.js';
+import type { AccountService } from '../../../accounts/account-service.js';
+
+/** What the account routes of a key use. */
+export interface AccountRouteDeps {
+  readonly c: Collections;
+  readonly clock: Clock;
+  readonly keyAuth: KeyAuthenticator;
+  readonly accounts: AccountService;
+}
 
 /** Reads live usage of a key (in-flight holds, requests this minute) from admission state. */
 export type LiveUsageReader = (key: KeyDoc) => Promise<KeyLiveUsage>;
@@ -13,7 +24,7 @@ const NO_LIVE_USAGE: LiveUsageReader = async () => ({ heldUsd: 0n, requestsThisM
 
 /** `GET /v1/key` and `GET /v1/credits` for inference and management keys. */
 export function accountRoutes(
-  deps: Pick<Deps, 'c' | 'clock' | 'keyAuth' | 'accounts'>,
+  deps: AccountRouteDeps,
   liveUsage: LiveUsageReader = NO_LIVE_USAGE,
 ): Router<GatewayState> {
   const router = new Router<GatewayState>({ prefix: '/v1' });

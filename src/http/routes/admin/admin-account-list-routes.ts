@@ -1,18 +1,27 @@
 import { Router } from '@koa/router';
 import { listAccounts } from '../../../accounts/account-list.js';
 import { toAccountView } from '../../../accounts/account-view.js';
-import type { Deps } from '../../../deps.js';
 import { toKeyView } from '../../../keys/key-view.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
-import { validate } from '../../validate.js';
+import { validate } from '../../../validation/validate.js';
 import { accountListQuerySchema } from './admin-schemas.js';
+import type { AccountService } from '../../../accounts/account-service.js';
+import type { KeyService } from '../../../keys/key-service.js';
+import type { Collections } from '../../../store/collections.js';
+
+/** What the operator's account listing uses. */
+export interface AdminAccountListDeps {
+  readonly accounts: AccountService;
+  readonly keys: KeyService;
+  readonly c: Collections;
+}
 
 function accountId(ctx: GatewayContext): string {
   return String((ctx as GatewayContext & { params: Record<string, string> }).params.account_id);
 }
 
 /** Operator listings: accounts (with balance and free-tier state) and one account's keys. */
-export function adminAccountListRoutes(deps: Pick<Deps, 'accounts' | 'keys' | 'c'>): Router<GatewayState> {
+export function adminAccountListRoutes(deps: AdminAccountListDeps): Router<GatewayState> {
   const router = new Router<GatewayState>();
 
   router.get('/accounts', async (ctx) => {

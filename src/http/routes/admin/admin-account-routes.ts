@@ -1,23 +1,33 @@
 import { Router } from '@koa/router';
 import { toAccountDetailView, toAccountView } from '../../../accounts/account-view.js';
 import { parseUsdAmount } from '../../../billing/money.js';
-import type { Deps } from '../../../deps.js';
 import { createKeySchema } from '../../../keys/key-input-schema.js';
 import { toKeyView } from '../../../keys/key-view.js';
+import { verifyLedgerChain } from '../../../ledger/chain-verify.js';
 import { listLedger } from '../../../ledger/ledger-query.js';
 import { toLedgerView } from '../../../ledger/ledger-view.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
-import { validate } from '../../validate.js';
+import { validate } from '../../../validation/validate.js';
 import { createAccountSchema, creditSchema, ledgerQuerySchema } from './admin-schemas.js';
+import type { AccountService } from '../../../accounts/account-service.js';
+import type { LedgerCredits } from '../../../ledger/ledger-credits.js';
+import type { KeyService } from '../../../keys/key-service.js';
+import type { Collections } from '../../../store/collections.js';
 
-type AdminDeps = Pick<Deps, 'accounts' | 'keys' | 'c'>;
+/** What the account routes of the operator API use. */
+export interface AdminAccountDeps {
+  readonly accounts: AccountService;
+  readonly credits: LedgerCredits;
+  readonly keys: KeyService;
+  readonly c: Collections;
+}
 
 function accountId(ctx: GatewayContext): string {
   return String((ctx as GatewayContext & { params: Record<string, string> }).params.account_id);
 }
 
-/** Operator routes on accounts: create, read, credit, ledger, mint keys. */
-export function adminAccountRoutes(deps: AdminDeps): Router<GatewayState> {
+/** Operator routes on accounts: create, read, credit, ledger (and its chain check), mint keys. */
+export function adminAccountRoutes(deps: AdminAccountDeps): Router<GatewayState> {
   const router = new Router<GatewayState>();
 
   router.post('/accounts', async (ctx) => {
@@ -34,7 +44,7 @@ export function adminAccountRoutes(deps: AdminDeps): Router<GatewayState> {
     router.post(`/accounts/:account_id/${path}`, async (ctx) => {
       const body = validate(creditSchema, ctx.request.body);
       const amount = parseUsdAmount(body.amount_usd, 'amount_usd');
-      const result = await deps.accounts.credit(accountId(ctx), kind, amount, body.reference);
+      const result = await deps.credits.credit(accountId(ctx), kind, amount, body.reference);
       ctx.status = result.created ? 201 : 200;
       ctx.body = { data: { entry: toLedgerView(result.entry), account: toAccountView(result.account) } };
     });
@@ -46,6 +56,12 @@ export function adminAccountRoutes(deps: AdminDeps): Router<GatewayState> {
     await deps.accounts.get(id);
     const page = await listLedger(deps.c, id, query.limit, query.cursor);
     ctx.body = { data: page.entries.map(toLedgerView), next_cursor: page.nextCursor };
+  });
+
+  router.get('/accounts/:account_id/ledger/verify', async (ctx) => {
+    const id = accountId(ctx);
+    await deps.accounts.get(id);
+    ctx.body = { data: await verifyLedgerChain(deps.c, id) };
   });
 
   router.post('/accounts/:account_id/keys', async (ctx) => {

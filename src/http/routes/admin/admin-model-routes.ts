@@ -2,12 +2,24 @@ import { Router } from '@koa/router';
 import { toCatalogModel } from '../../../catalog/catalog-cache.js';
 import { modelInputSchema } from '../../../catalog/model-schema.js';
 import type { CatalogModel } from '../../../catalog/model-types.js';
+import type { RouteHealth } from '../../../chat/route-health.js';
 import { toPublicModel } from '../../../catalog/model-view.js';
-import { isServable, type ProviderAvailability } from '../../../catalog/servable.js';
-import type { Deps } from '../../../deps.js';
+import { isServable, modelRoutes, type ProviderAvailability } from '../../../catalog/servable.js';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
-import { validate } from '../../validate.js';
+import { validate } from '../../../validation/validate.js';
+import type { CatalogRepository } from '../../../catalog/catalog-repository.js';
+import type { CatalogCache } from '../../../catalog/catalog-cache.js';
+import type { InvalidationBus } from '../../../redis/invalidation-bus.js';
+import type { ProviderRegistry } from '../../../providers/registry.js';
+
+/** What the operator's catalog routes use. */
+export interface AdminModelDeps {
+  readonly catalogRepository: CatalogRepository;
+  readonly catalog: CatalogCache;
+  readonly bus: InvalidationBus;
+  readonly providers: ProviderRegistry;
+}
 
 const ID_PART = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/;
 
@@ -20,25 +32,41 @@ function modelId(ctx: GatewayContext): string {
 }
 
 /** An entry as operators see it: public fields, private routing and whether it can be served now. */
-function operatorView(model: CatalogModel, providers: ProviderAvailability): Record<string, unknown> {
+function operatorView(model: CatalogModel, providers: ProviderAvailability, health?: RouteHealth): Record<string, unknown> {
   const { doc } = model;
-  return { ...toPublicModel(model), kind: doc.kind, provider: doc.provider, upstream_model: doc.upstream_model, available: isServable(model, providers) };
+  const routes = modelRoutes(model).map((route) => ({
+    provider: route.provider,
+    upstream_model: route.upstreamModel,
+    pricing: { ...route.model.doc.pricing },
+    price_version: route.model.priceVersion,
+    available: providers.isEnabled(route.provider),
+    ...(health !== undefined ? { health: health.view(route.key) } : {}),
+  }));
+  return {
+    ...toPublicModel(model),
+    kind: doc.kind,
+    provider: doc.provider,
+    upstream_model: doc.upstream_model,
+    aliases: doc.aliases ?? [],
+    routes,
+    available: isServable(model, providers),
+  };
 }
 
 /**
  * Operator view and edits of the catalog: every entry with its availability (clients see only
  * servable ones); every web process picks edits up via invalidation.
  */
-export function adminModelRoutes(deps: Pick<Deps, 'catalogRepository' | 'catalog' | 'bus' | 'providers'>): Router<GatewayState> {
+export function adminModelRoutes(deps: AdminModelDeps & { readonly routeHealth?: RouteHealth }): Router<GatewayState> {
   const router = new Router<GatewayState>();
   router.get('/models', (ctx) => {
-    ctx.body = { data: deps.catalog.list().map((model) => operatorView(model, deps.providers)) };
+    ctx.body = { data: deps.catalog.list().map((model) => operatorView(model, deps.providers, deps.routeHealth)) };
   });
   router.get('/models/:vendor/:model', (ctx) => {
     const id = modelId(ctx);
     const model = deps.catalog.get(id);
     if (!model) throw new GatewayError('model_not_found', `Model '${id}' does not exist.`, { param: 'model' });
-    ctx.body = { data: operatorView(model, deps.providers) };
+    ctx.body = { data: operatorView(model, deps.providers, deps.routeHealth) };
   });
   const announce = async () => {
     await deps.catalog.reload();
@@ -48,7 +76,7 @@ export function adminModelRoutes(deps: Pick<Deps, 'catalogRepository' | 'catalog
     const input = validate(modelInputSchema, ctx.request.body);
     const doc = await deps.catalogRepository.upsert(modelId(ctx), input);
     await announce();
-    ctx.body = { data: operatorView(toCatalogModel(doc), deps.providers) };
+    ctx.body = { data: operatorView(toCatalogModel(doc), deps.providers, deps.routeHealth) };
   });
   router.delete('/models/:vendor/:model', async (ctx) => {
     const id = modelId(ctx);

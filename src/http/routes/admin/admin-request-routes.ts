@@ -1,13 +1,22 @@
 import { Router } from '@koa/router';
-import type { Deps } from '../../../deps.js';
 import { ledgerCsv, recordsCsv } from '../../../requests/csv-export.js';
 import { findRecord, listRecords } from '../../../requests/record-query.js';
 import { toRecordView } from '../../../requests/record-view.js';
 import { usageByDay } from '../../../requests/usage-query.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
-import { validate } from '../../validate.js';
+import { validate } from '../../../validation/validate.js';
 import { adminRecordListSchema, adminUsageSchema, isRequestId, recordsCsvSchema, usageRange } from '../requests/request-schemas.js';
 import { RECORD_NOT_FOUND, requestIdParam } from '../requests/requests-routes.js';
+import type { Collections } from '../../../store/collections.js';
+import type { Clock } from '../../../billing/periods.js';
+import type { Logger } from 'pino';
+
+/** What the operator's request-record and usage routes use. */
+export interface AdminRequestDeps {
+  readonly c: Collections;
+  readonly clock: Clock;
+  readonly log: Logger;
+}
 
 function attachment(ctx: GatewayContext, filename: string): void {
   ctx.set('Content-Type', 'text/csv; charset=utf-8');
@@ -16,7 +25,7 @@ function attachment(ctx: GatewayContext, filename: string): void {
 }
 
 /** Operator routes on request records, usage and CSV exports (mounted under `/v1/admin`). */
-export function adminRequestRoutes(deps: Pick<Deps, 'c' | 'clock' | 'log'>): Router<GatewayState> {
+export function adminRequestRoutes(deps: AdminRequestDeps): Router<GatewayState> {
   const router = new Router<GatewayState>();
   const onError = (err: Error) => deps.log.warn({ err }, 'CSV export ended early');
 

@@ -1,9 +1,16 @@
 import { Router } from '@koa/router';
-import type { Deps } from '../../../deps.js';
 import type { GatewayState } from '../../state.js';
+import type { Mongo } from '../../../db/mongo.js';
+import type { Redis } from '../../../redis/redis.js';
+
+/** The stores the health routes ask. */
+export interface HealthDeps {
+  readonly mongo: Mongo;
+  readonly redis: Redis;
+}
 
 /** Liveness and readiness probes. */
-export function healthRoutes(deps: Pick<Deps, 'mongo' | 'redis'>): Router<GatewayState> {
+export function healthRoutes(deps: HealthDeps): Router<GatewayState> {
   const router = new Router<GatewayState>();
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };

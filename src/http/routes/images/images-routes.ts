@@ -1,19 +1,30 @@
+import { createHash } from 'node:crypto';
 import { Router } from '@koa/router';
 import type { Middleware } from 'koa';
 import { editImages, generateImages } from '../../../images/image-service.js';
 import { EDIT_FILE_FIELDS, MAX_EDIT_IMAGES } from '../../../images/image-uploads.js';
 import type { KeyAuthenticator } from '../../../keys/key-auth.js';
 import type { QueuedServiceDeps } from '../../../queue/queued-service-deps.js';
+import type { CeilingRegistry } from '../../../quote/cost-ceiling.js';
+import { parseUsdAmount } from '../../../billing/money.js';
+import type { IdempotencyStore } from '../../../idempotency/idempotency-store.js';
 import { authenticate } from '../../middleware/authenticate.js';
+import { idempotency } from '../../middleware/idempotency.js';
+import { costCeiling } from '../../middleware/cost-ceiling.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';
-import { abortOnClose } from '../chat/abort-on-close.js';
-import { parseMultipart, type MultipartForm } from './parse-multipart.js';
+import { abortOnClose } from '../../edge/abort-on-close.js';
+import type { MultipartForm } from '../../../images/image-form.js';
+import { parseMultipart } from './parse-multipart.js';
 
 /** What the queue-backed routes need: the services' deps, key auth and the RPM middleware. */
 export interface QueuedRouteDeps extends QueuedServiceDeps {
   readonly keyAuth: KeyAuthenticator;
   /** Per-key RPM check that also sets the `X-RateLimit-*` headers. */
   readonly rateLimit: Middleware<GatewayState>;
+  /** Idempotency keys and the responses kept for replays. */
+  readonly idempotency: IdempotencyStore;
+  /** Each request's own `max_cost`, registered for admission. */
+  readonly ceilings: CeilingRegistry;
 }
 
 /** Text fields of an edit form: a prompt of up to 32,000 characters plus a few short options. */
@@ -56,13 +67,33 @@ async function withClient<T>(ctx: GatewayContext, run: (signal: AbortSignal) => 
 export function imagesRoutes(deps: QueuedRouteDeps): Router<GatewayState> {
   const router = new Router<GatewayState>({ prefix: '/v1' });
   const auth = authenticate(deps.keyAuth, ['inference']);
-  router.post('/images/generations', auth, deps.rateLimit, async (ctx) => {
+  router.post('/images/generations', auth, deps.rateLimit, idempotency(deps.idempotency), costCeiling(deps.ceilings), async (ctx) => {
     const caller = { key: requireKey(ctx), requestId: ctx.state.requestId };
     ctx.body = await withClient(ctx, (signal) => generateImages(deps, { ...caller, signal }, ctx.request.body));
   });
-  router.post('/images/edits', auth, deps.rateLimit, async (ctx) => {
-    const caller = { key: requireKey(ctx), requestId: ctx.state.requestId };
+  // The form is read once, before the idempotency check, which identifies it by its fields and
+  // the SHA-256 of each file (a retry's multipart boundary differs, its content does not).
+  const forms = new WeakMap<GatewayContext, MultipartForm>();
+  const formOf = async (ctx: GatewayContext): Promise<MultipartForm> => {
+    const known = forms.get(ctx);
+    if (known) return known;
     const form = await readEditForm(ctx, deps.config.limits.uploadFileBytes);
+    // A form's `max_cost` is the gateway's, like a JSON body's (cleared by costCeiling).
+    const own = form.fields.max_cost;
+    if (own !== undefined) {
+      deps.ceilings.set(ctx.state.requestId, parseUsdAmount(own, 'max_cost'));
+      delete form.fields.max_cost;
+    }
+    forms.set(ctx, form);
+    return form;
+  };
+  const editContent = async (ctx: GatewayContext) => {
+    const form = await formOf(ctx);
+    return { fields: form.fields, files: form.files.map((f) => ({ field: f.field, filename: f.filename, sha256: createHash('sha256').update(f.data).digest('hex') })) };
+  };
+  router.post('/images/edits', auth, deps.rateLimit, idempotency(deps.idempotency, { content: editContent }), costCeiling(deps.ceilings), async (ctx) => {
+    const caller = { key: requireKey(ctx), requestId: ctx.state.requestId };
+    const form = await formOf(ctx);
     ctx.body = await withClient(ctx, (signal) => editImages(deps, { ...caller, signal }, form));
   });
   return router;

@@ -2,21 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import { Writable } from 'node:stream';
 import formidable, { multipart } from 'formidable';
 import { GatewayError, isGatewayError } from '../../../errors/gateway-error.js';
-import { drainRemainder } from '../../edge/drain-request.js';
-
-/** One uploaded file, held in memory (each is bounded by `fileBytes`). */
-export interface UploadedFile {
-  field: string;
-  filename: string;
-  contentType: string;
-  data: Buffer;
-}
-
-/** A parsed form: the last value of each text field, and the files in arrival order. */
-export interface MultipartForm {
-  fields: Record<string, string>;
-  files: UploadedFile[];
-}
+import { drainRemainder } from '../../middleware/drain-request.js';
+import type { MultipartForm, UploadedFile } from '../../../images/image-form.js';
 
 /** Bounds of a form. */
 export interface MultipartLimits {

@@ -1,9 +1,14 @@
 import { Router } from '@koa/router';
-import type { Deps } from '../../../deps.js';
 import { createKeySchema, patchKeySchema } from '../../../keys/key-input-schema.js';
 import { toKeyView } from '../../../keys/key-view.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
-import { validate } from '../../validate.js';
+import { validate } from '../../../validation/validate.js';
+import type { KeyService } from '../../../keys/key-service.js';
+
+/** What the key routes use. */
+export interface KeyCrudDeps {
+  readonly keys: KeyService;
+}
 
 /** Decides which account a request may act on: the caller's own, or any (operator). */
 export type AccountScope = (ctx: GatewayContext) => string | undefined;
@@ -16,7 +21,7 @@ function keyId(ctx: GatewayContext): string {
  * Key read/update/delete/rotate, shared by the operator API (any account) and management
  * keys (their own account only: other accounts' keys answer 404).
  */
-export function keyCrudRoutes(deps: Pick<Deps, 'keys'>, scope: AccountScope): Router<GatewayState> {
+export function keyCrudRoutes(deps: KeyCrudDeps, scope: AccountScope): Router<GatewayState> {
   const router = new Router<GatewayState>();
   router.get('/keys/:key_id', async (ctx) => {
     ctx.body = { data: toKeyView(await deps.keys.get(keyId(ctx), scope(ctx))) };
@@ -37,7 +42,7 @@ export function keyCrudRoutes(deps: Pick<Deps, 'keys'>, scope: AccountScope): Ro
 }
 
 /** Management-key routes for listing and minting keys of the caller's own account. */
-export function ownKeysRoutes(deps: Pick<Deps, 'keys'>, scope: (ctx: GatewayContext) => string): Router<GatewayState> {
+export function ownKeysRoutes(deps: KeyCrudDeps, scope: (ctx: GatewayContext) => string): Router<GatewayState> {
   const router = new Router<GatewayState>();
   router.get('/keys', async (ctx) => {
     ctx.body = { data: (await deps.keys.list(scope(ctx))).map(toKeyView) };

@@ -1,13 +1,22 @@
 import { Router } from '@koa/router';
-import type { Deps } from '../../../deps.js';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import { findRecord, listRecords } from '../../../requests/record-query.js';
 import { toRecordView } from '../../../requests/record-view.js';
 import { usageByDay } from '../../../requests/usage-query.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';
-import { validate } from '../../validate.js';
+import { validate } from '../../../validation/validate.js';
 import { isRequestId, recordListSchema, usageRange, usageSchema } from './request-schemas.js';
+import type { Collections } from '../../../store/collections.js';
+import type { KeyAuthenticator } from '../../../keys/key-auth.js';
+import type { Clock } from '../../../billing/periods.js';
+
+/** What the request-record routes of a key use. */
+export interface RequestsRouteDeps {
+  readonly c: Collections;
+  readonly keyAuth: KeyAuthenticator;
+  readonly clock: Clock;
+}
 
 /** The `:request_id` of a lookup route. */
 export function requestIdParam(ctx: GatewayContext): string {
@@ -22,7 +31,7 @@ export const RECORD_NOT_FOUND = (id: string) => new GatewayError('not_found', `N
  * lists (a management key sees the whole account, an inference key only its own requests)
  * and usage per day and model (management keys).
  */
-export function requestsRoutes(deps: Pick<Deps, 'c' | 'keyAuth' | 'clock'>): Router<GatewayState> {
+export function requestsRoutes(deps: RequestsRouteDeps): Router<GatewayState> {
   const router = new Router<GatewayState>({ prefix: '/v1' });
   const anyKey = authenticate(deps.keyAuth);
 

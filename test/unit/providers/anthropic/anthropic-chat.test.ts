@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../../src/errors/gateway-error.js';
 import type { ChatCall, ChatRequestBody, ChatStreamEvent } from '../../../../src/providers/chat/chat-types.js';
 import { createAnthropicChat } from '../../../../src/providers/anthropic/anthropic-chat.js';
+import { loadRecorded } from '../../../fixtures/recorded/recorded-fixtures.js';
 import { bytes, memoryUpstream, randomSplits, splitAt, type CannedResponse } from '../../../fixtures/chat/memory-upstream.js';
 import {
   ANTHROPIC_ERROR_EVENTS,
@@ -52,10 +53,10 @@ describe('anthropic chat.complete', () => {
         tool_calls: [{ id: 'toolu_01A09q90qw90lq917835lq9', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } }],
       },
     }]);
-    expect(result.usage.promptTokens).toBe(150);
-    expect(result.usage.completionTokens).toBe(50);
-    expect(result.usage.reasoningTokens).toBeGreaterThan(0);
-    expect(result.usage.reasoningTokens).toBeLessThanOrEqual(50);
+    expect(result.usage!.promptTokens).toBe(150);
+    expect(result.usage!.completionTokens).toBe(50);
+    expect(result.usage!.reasoningTokens).toBeGreaterThan(0);
+    expect(result.usage!.reasoningTokens).toBeLessThanOrEqual(50);
   });
 
   it.each([
@@ -98,7 +99,8 @@ describe('anthropic chat.stream', () => {
     expect(whole[0]).toEqual({ kind: 'delta', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
     expect(joined(whole, 'content')).toBe('Hello, wörld 🌍!');
     expect(deltas(whole).at(-1)?.finish_reason).toBe('stop');
-    expect(whole.at(-1)).toEqual({ kind: 'usage', usage: { promptTokens: 30, completionTokens: 15, reasoningTokens: 0 } });
+    expect(whole.at(-1)).toMatchObject({ kind: 'usage', usage: { promptTokens: 30, completionTokens: 15, reasoningTokens: 0 } });
+    expect(whole.at(-1)).not.toHaveProperty('partial');
     for (let point = 1; point < sse.length; point++) expect(await streamOf(splitAt(sse, [point]))).toEqual(whole);
   });
 
@@ -116,6 +118,16 @@ describe('anthropic chat.stream', () => {
     expect(usage?.kind === 'usage' && usage.usage.completionTokens).toBe(89);
   });
 
+  it('maps a recorded web-search stream: server tool input is not a client tool call; searches are counted', async () => {
+    const recorded = loadRecorded('anthropic', 'messages-stream-web-search');
+    expect(recorded.text).toContain('"type":"server_tool_use"');
+    const events = await streamOf([bytes(recorded.text)]);
+    expect(deltas(events).flatMap((c) => c.delta.tool_calls ?? [])).toEqual([]);
+    expect(joined(events, 'content').length).toBeGreaterThan(0);
+    const usage = events.at(-1);
+    expect(usage?.kind === 'usage' ? usage.usage : undefined).toMatchObject({ promptTokens: 22397, completionTokens: 637, webSearches: 2 });
+  });
+
   it('drops thinking deltas on exclude', async () => {
     const events = await streamOf([bytes(toAnthropicSse(ANTHROPIC_TOOL_EVENTS))], { ...BODY, reasoning: { exclude: true } });
     expect(joined(events, 'reasoning')).toBe('');
@@ -128,7 +140,8 @@ describe('anthropic chat.stream', () => {
     expect(err.code).toBe('upstream_error');
     expect(err.message).toContain('overloaded_error');
     expect(joined(seen, 'content')).toBe('Hel');
-    expect(seen.some((e) => e.kind === 'usage')).toBe(false);
+    // Only the input count from message_start came: no final usage.
+    expect(seen.filter((e) => e.kind === 'usage').every((e) => e.kind === 'usage' && e.partial === true)).toBe(true);
   });
 
   it('maps a rate_limit_error event to rate_limited', async () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseRetryAfter, upstreamStatusError } from '../../../../src/providers/http/upstream-errors.js';
 
@@ -56,5 +57,25 @@ describe('upstreamStatusError', () => {
     const err = upstreamStatusError(500, {}, openAiBody(`key sk-abcdefghijklmnopqrstuvwx ${'x'.repeat(5000)}`));
     expect(err.message.length).toBeLessThan(700);
     expect(err.message).not.toContain('sk-abcdefghijklmnopqrstuvwx');
+  });
+});
+
+describe('quota and billing errors of the upstream account', () => {
+  const recorded = (vendor: string, file: string): string => readFileSync(new URL(`../../../fixtures/recorded/${vendor}/${file}`, import.meta.url), 'utf8');
+
+  it('maps OpenAI 429 insufficient_quota (recorded) to 502 upstream_error, not rate_limited', () => {
+    const err = upstreamStatusError(429, { 'retry-after': '3' }, recorded('openai', 'error-429-insufficient-quota.json'));
+    expect(err.code).toBe('upstream_error');
+    expect(err.status).toBe(502);
+    expect(err.retryAfterSeconds).toBeUndefined();
+  });
+  it('maps Anthropic billing errors (402 billing_error, 400 low credit balance) to upstream_error', () => {
+    const billing = JSON.stringify({ type: 'error', error: { type: 'billing_error', message: 'There is an issue with your billing.' } });
+    const lowCredit = JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'Your credit balance is too low to access the Anthropic API.' } });
+    expect(upstreamStatusError(402, {}, billing).code).toBe('upstream_error');
+    expect(upstreamStatusError(400, {}, lowCredit).code).toBe('upstream_error');
+  });
+  it('keeps a real rate limit (recorded Anthropic 429) as rate_limited', () => {
+    expect(upstreamStatusError(429, {}, recorded('anthropic', 'error-429-rate-limit.json')).code).toBe('rate_limited');
   });
 });

@@ -49,7 +49,7 @@ describe('local echo output limits', () => {
         for (const field of ['max_tokens', 'max_completion_tokens'] as const) {
           const result = await chat.complete(call({ ...body, [field]: limit }));
           expect(producedTokens(result)).toBeLessThanOrEqual(limit);
-          expect(result.usage.completionTokens).toBeLessThanOrEqual(limit);
+          expect(result.usage!.completionTokens).toBeLessThanOrEqual(limit);
           expect(result.choices[0]?.finish_reason).toBe('length');
           const stream = await streamed({ ...body, [field]: limit });
           expect(stream.completion).toBeLessThanOrEqual(limit);
@@ -69,7 +69,7 @@ describe('local echo output limits', () => {
 
   it('without max_tokens the output stops at the model output limit', async () => {
     const result = await chat.complete(call({ messages: [{ role: 'user', content: 'word '.repeat(20_000) }] }));
-    expect(result.usage.completionTokens).toBe(LOCAL_OUTPUT_LIMIT);
+    expect(result.usage!.completionTokens).toBe(LOCAL_OUTPUT_LIMIT);
     expect(result.choices[0]?.finish_reason).toBe('length');
   });
 
@@ -82,7 +82,7 @@ describe('local echo output limits', () => {
     for (const parameters of hostile) {
       expect(JSON.stringify(sampleFromSchema(parameters, 'x')).length).toBeLessThanOrEqual(MAX_SAMPLE_CHARS + 64);
       const result = await chat.complete(call({ tools: [tool(parameters)] }));
-      expect(result.usage.completionTokens).toBeLessThanOrEqual(LOCAL_OUTPUT_LIMIT);
+      expect(result.usage!.completionTokens).toBeLessThanOrEqual(LOCAL_OUTPUT_LIMIT);
       expect(result.choices[0]?.message.tool_calls?.[0]?.function.arguments.length).toBeLessThanOrEqual(MAX_SAMPLE_CHARS + 64);
       const stream = await streamed({ tools: [tool(parameters)], max_tokens: 50 });
       expect(stream.completion).toBeLessThanOrEqual(50);

@@ -43,8 +43,8 @@ describe('local echo chat', () => {
     expect(a).toEqual(b);
     expect(a.choices[0]?.message.content).toBe('Echo: Hello world');
     expect(a.choices[0]?.finish_reason).toBe('stop');
-    expect(a.usage.completionTokens).toBe(countTokens('Echo: Hello world'));
-    expect(a.usage.promptTokens).toBeGreaterThan(countTokens('firstxHello world'));
+    expect(a.usage!.completionTokens).toBe(countTokens('Echo: Hello world'));
+    expect(a.usage!.promptTokens).toBeGreaterThan(countTokens('firstxHello world'));
   });
 
   it('streams the same answer in several deltas, finish then usage last', async () => {
@@ -122,11 +122,11 @@ describe('local echo chat', () => {
   it('reasons when asked, counts reasoning tokens, and hides it on exclude', async () => {
     const plain = await chat.complete(call({}));
     expect(plain.choices[0]?.message.reasoning).toBeUndefined();
-    expect(plain.usage.reasoningTokens).toBe(0);
+    expect(plain.usage!.reasoningTokens).toBe(0);
     for (const extra of [{ reasoning: { effort: 'low' as const } }, { reasoning: { max_tokens: 100 } }, { include_reasoning: true }]) {
       const result = await chat.complete(call(extra));
       expect(result.choices[0]?.message.reasoning).toContain('Hello world');
-      expect(result.usage.reasoningTokens).toBeGreaterThan(0);
+      expect(result.usage!.reasoningTokens).toBeGreaterThan(0);
       const streamed = await collect(chat.stream(call(extra)));
       expect(joined(streamed, 'reasoning')).toBe(result.choices[0]?.message.reasoning);
     }
@@ -148,13 +148,13 @@ describe('local echo chat', () => {
   it('truncates at max_tokens with finish_reason length', async () => {
     const result = await chat.complete(call({ messages: [{ role: 'user', content: 'one two three four five six seven eight' }], max_tokens: 3 }));
     expect(result.choices[0]?.finish_reason).toBe('length');
-    expect(result.usage.completionTokens).toBe(3);
+    expect(result.usage!.completionTokens).toBe(3);
   });
 
   it('produces n identical choices', async () => {
     const result = await chat.complete(call({ n: 2 }));
     expect(result.choices.map((c) => c.index)).toEqual([0, 1]);
-    expect(result.usage.completionTokens).toBe(2 * countTokens('Echo: Hello world'));
+    expect(result.usage!.completionTokens).toBe(2 * countTokens('Echo: Hello world'));
   });
 
   it('fails after N deltas with [[local:fail-after=N]]', async () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../../src/errors/gateway-error.js';
 import { decodeSse, parseSseJson, type SseEvent } from '../../../../src/providers/sse/sse-decoder.js';
@@ -80,5 +81,34 @@ describe('parseSseJson', () => {
   it('parses JSON and maps garbage to upstream_error', () => {
     expect(parseSseJson('{"x":1}')).toEqual({ x: 1 });
     expect(() => parseSseJson('{"x":')).toThrow(GatewayError);
+  });
+});
+
+describe('decodeSse on what real upstreams send', () => {
+  const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+  it('keeps a last event that has no closing blank line (recorded proxy ending)', async () => {
+    const text = readFileSync(new URL('../../../fixtures/recorded/openai-compatible/anthropic-compat-tool-call-done-no-blank-line.sse', import.meta.url), 'utf8');
+    expect(text.endsWith('data: [DONE]\n')).toBe(true);
+    const all = bytes(text);
+    for (const parts of [[all], Array.from(all, (_, i) => all.subarray(i, i + 1))]) {
+      const events = await collect(parts);
+      expect(events.at(-1)).toEqual({ data: '[DONE]' });
+      expect(events.slice(0, -1).every((e) => typeof parseSseJson(e.data) === 'object')).toBe(true);
+    }
+  });
+
+  it('accepts comments, event: lines and CRLF, with and without the final blank line', async () => {
+    const crlf = ': ping\r\nevent: message_start\r\ndata: {"a":1}\r\n\r\n:comment\r\nevent: message_stop\r\nid: 7\r\nretry: 100\r\ndata: {"b":2}\r\n';
+    const expected = [{ event: 'message_start', data: '{"a":1}' }, { event: 'message_stop', data: '{"b":2}' }];
+    expect(await collect([bytes(crlf)])).toEqual(expected);
+    expect(await collect([bytes(`${crlf}\r\n`)])).toEqual(expected);
+    expect(await collect([bytes(crlf.replaceAll('\r\n', '\r'))])).toEqual(expected);
+    const all = bytes(crlf);
+    expect(await collect(Array.from(all, (_, i) => all.subarray(i, i + 1)))).toEqual(expected);
+  });
+
+  it('still rejects a stream that stops inside a line', async () => {
+    await expect(collect([bytes('data: {"a":1}\n\ndata: [DONE]')])).rejects.toMatchObject({ code: 'upstream_error' });
   });
 });

@@ -1,0 +1,38 @@
+/**
+ * Import rules checked by `npm run check:imports` (and CI): src/http/ is the top floor, so
+ * nothing outside it imports from it, and no module or folder reaches itself through its imports.
+ * Type-only imports count: swc parses TypeScript as written, before types are erased.
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'http-is-the-top-floor',
+      comment: 'Only src/http/ speaks HTTP; what it uses lives below it and never imports it back.',
+      severity: 'error',
+      from: { pathNot: '^src/http/' },
+      to: { path: '^src/http/' },
+    },
+    {
+      name: 'no-cycles',
+      comment: 'Modules that import each other cannot be understood, tested or moved one at a time.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-folder-cycles',
+      comment: 'Feature folders stand on one another in one order, as their files do.',
+      severity: 'error',
+      scope: 'folder',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    parser: 'swc',
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist)/' },
+  },
+};

@@ -1,0 +1,60 @@
+import type { KeyDoc } from '../keys/key-types.js';
+import type { DeferredRate } from '../limits/deferred-rate.js';
+import { admitChat, type AdmittedChat } from './chat-admit.js';
+import { completeChat } from './chat-complete.js';
+import type { ChatFront, FrontPlan } from './chat-front.js';
+import { runRoutes } from './route-runner.js';
+import type { ChatServiceDeps } from './chat-service-deps.js';
+import { streamChat } from './chat-stream.js';
+import type { ClientChannel } from './client-channel.js';
+import { upstreamSignal } from './upstream-signal.js';
+
+/** Who asks: the authenticated key, the request id, and a pending RPM check. */
+export interface FrontRequest {
+  readonly key: KeyDoc;
+  readonly requestId: string;
+  readonly rate?: DeferredRate;
+}
+
+async function runPlan(deps: ChatServiceDeps, admitted: AdmittedChat, plan: FrontPlan, channel: ClientChannel, signal: AbortSignal): Promise<unknown> {
+  const stream = admitted.body.stream === true;
+  if (plan.kind === 'relay') {
+    if (!stream) return await plan.complete(signal);
+    await plan.stream(channel.events, signal);
+    return undefined;
+  }
+  if (!stream) return plan.answer(await completeChat(deps, admitted, signal));
+  await streamChat(deps, admitted, plan.sink(channel.events), signal);
+  return undefined;
+}
+
+/** Runs the front's plan on each route in turn until one answers (see runRoutes). */
+async function runOnRoutes(deps: ChatServiceDeps, admitted: AdmittedChat, front: ChatFront, channel: ClientChannel): Promise<unknown> {
+  const upstream = upstreamSignal(channel.signal, deps.requestTiming, admitted.body.stream === true);
+  try {
+    return await runRoutes(deps, admitted, upstream.signal, async (attempt) => runPlan(deps, attempt, await front.plan(attempt), channel, upstream.signal));
+  } finally {
+    upstream.dispose();
+  }
+}
+
+/**
+ * The one path every chat front door takes: admission (a hold of the worst case over every
+ * route), the front's plan on each route in turn until one gives its first byte, the upstream
+ * call tied to the client's connection, settlement at the answering route's prices. Whatever ends
+ * the request, a throw anywhere after admission included, its hold and stream slot end with
+ * it (a no-op once settled). Returns the non-streamed answer, or undefined once streamed.
+ */
+export async function runChatFront(deps: ChatServiceDeps, request: FrontRequest, channel: ClientChannel, front: ChatFront): Promise<unknown> {
+  let admitted: AdmittedChat | undefined;
+  try {
+    admitted = await admitChat(deps, request.key, request.requestId, front.chatBody, request.rate, front.holdInputs?.bind(front));
+    return await runOnRoutes(deps, admitted, front, channel);
+  } finally {
+    channel.dispose();
+    await admitted?.ticket.release().catch((err: unknown) => {
+      // The hold expires on its own; a failed release must not mask the request's outcome.
+      deps.log.warn({ err, request_id: request.requestId }, 'admission release failed');
+    });
+  }
+}

@@ -1,0 +1,90 @@
+import type { CatalogModel, CatalogRoute } from '../catalog/model-types.js';
+import { resolveModel } from '../catalog/resolve-model.js';
+import { modelRoutes } from '../catalog/servable.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { KeyDoc } from '../keys/key-types.js';
+import type { ChatCapability } from '../providers/chat/chat-types.js';
+import type { ChatServiceDeps } from './chat-service-deps.js';
+import type { ProviderPreferences, RoutingRequest } from './routing-request.js';
+
+/** One route a request may take: the catalog entry, the route, and its provider's chat. */
+export interface RouteCandidate {
+  readonly entry: CatalogModel;
+  readonly route: CatalogRoute;
+  readonly chat: ChatCapability;
+}
+
+/** Smoothed latencies of routes, for `sort: "latency"`. */
+export interface LatencySource {
+  latency(routeKey: string): number | undefined;
+}
+
+function tokenPrice(route: CatalogRoute): bigint {
+  return (route.model.prices.prompt ?? 0n) + (route.model.prices.completion ?? 0n);
+}
+
+/** The routes of one entry in the order the preferences ask for (stable otherwise). */
+function orderRoutes(routes: readonly CatalogRoute[], prefs: ProviderPreferences, latencies?: LatencySource): CatalogRoute[] {
+  let kept = routes.filter((r) => (prefs.only === undefined || prefs.only.includes(r.provider)) && !(prefs.ignore ?? []).includes(r.provider));
+  if (prefs.sort === 'price') kept = [...kept].sort((a, b) => (tokenPrice(a) < tokenPrice(b) ? -1 : tokenPrice(a) > tokenPrice(b) ? 1 : 0));
+  if (prefs.sort === 'latency') kept = [...kept].sort((a, b) => (latencies?.latency(a.key) ?? Infinity) - (latencies?.latency(b.key) ?? Infinity));
+  const order = prefs.order ?? [];
+  if (order.length > 0) {
+    const rank = (r: CatalogRoute): number => (order.includes(r.provider) ? order.indexOf(r.provider) : order.length);
+    kept = [...kept].sort((a, b) => rank(a) - rank(b));
+    if (prefs.allow_fallbacks === false) kept = kept.filter((r) => order.includes(r.provider));
+  } else if (prefs.allow_fallbacks === false) {
+    kept = kept.slice(0, 1);
+  }
+  return kept;
+}
+
+/** The chat capability of a route's provider, or the refusal saying why it cannot serve. */
+function chatOf(deps: Pick<ChatServiceDeps, 'providers'>, provider: string): ChatCapability | GatewayError {
+  try {
+    const chat = deps.providers.get(provider).chat;
+    return chat ?? new GatewayError('upstream_error', `Provider "${provider}" cannot serve chat models`);
+  } catch (err) {
+    return err instanceof GatewayError ? err : new GatewayError('service_unavailable', 'This model is not available right now.');
+  }
+}
+
+/**
+ * Every route a request may take, in the order they are tried: the models in the request's
+ * order (the first already resolved and authorized), each model's routes ordered by the
+ * provider preferences, keeping only providers that can serve chat now. Every listed model
+ * must exist, be a chat model and pass the key's allowlist and free tier.
+ * @throws GatewayError 404/400/403 for a bad listed model; the first route's refusal (503)
+ *   when no route can serve.
+ */
+export async function routeCandidates(
+  deps: Pick<ChatServiceDeps, 'catalog' | 'admission' | 'providers'>,
+  key: KeyDoc,
+  primary: CatalogModel,
+  routing: RoutingRequest,
+  latencies?: LatencySource,
+): Promise<RouteCandidate[]> {
+  const entries = [primary];
+  for (const [i, id] of routing.models.entries()) {
+    if (i === 0) continue;
+    let entry: CatalogModel;
+    try {
+      entry = resolveModel(deps.catalog, id, 'chat');
+    } catch (err) {
+      throw err instanceof GatewayError ? new GatewayError(err.code, err.message, { param: `models.${i - 1}` }) : err;
+    }
+    await deps.admission.authorize(key, entry);
+    if (!entries.some((e) => e.id === entry.id)) entries.push(entry);
+  }
+  const candidates: RouteCandidate[] = [];
+  let refusal: GatewayError | undefined;
+  for (const entry of entries) {
+    for (const route of orderRoutes(modelRoutes(entry), routing.provider, latencies)) {
+      const chat = chatOf(deps, route.provider);
+      if (chat instanceof GatewayError) refusal ??= chat;
+      else candidates.push({ entry, route, chat });
+    }
+  }
+  if (candidates.length > 0) return candidates;
+  throw refusal ?? new GatewayError('service_unavailable', 'No provider allowed by this request can serve the model right now.');
+}

@@ -1,0 +1,46 @@
+import { GatewayError } from '../errors/gateway-error.js';
+
+/** Time bounds of one request's upstream call. */
+export interface UpstreamTiming {
+  /** Longest the call may run; then it ends with `upstream_timeout` and the usage produced. */
+  readonly maxRequestMs: number;
+  /** How long a stream whose client left keeps reading for the upstream's usage report. */
+  readonly usageGraceMs: number;
+}
+
+/** The signal an upstream call runs under, and how to stop watching. */
+export interface UpstreamSignal {
+  readonly signal: AbortSignal;
+  dispose(): void;
+}
+
+/**
+ * The upstream call's abort signal. A client that leaves stops the call, at once for a
+ * non-streamed request (nothing will be delivered) or, for a stream, after `usageGraceMs`, so
+ * the upstream's usage report, which OpenAI sends only at the very end, can still arrive and
+ * be billed instead of a local count. Any request ends after `maxRequestMs`, so no hold and
+ * no stream slot are held forever.
+ */
+export function upstreamSignal(client: AbortSignal, timing: UpstreamTiming, stream: boolean): UpstreamSignal {
+  const controller = new AbortController();
+  const timers: NodeJS.Timeout[] = [];
+  const abortAfter = (ms: number, reason: unknown): void => {
+    const timer = setTimeout(() => controller.abort(reason), ms);
+    timer.unref();
+    timers.push(timer);
+  };
+  abortAfter(timing.maxRequestMs, new GatewayError('upstream_timeout', `The request ran longer than the ${Math.round(timing.maxRequestMs / 1000)} s a request may run`));
+  const onClientGone = (): void => {
+    if (stream && timing.usageGraceMs > 0) abortAfter(timing.usageGraceMs, client.reason);
+    else controller.abort(client.reason);
+  };
+  if (client.aborted) onClientGone();
+  else client.addEventListener('abort', onClientGone, { once: true });
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      for (const timer of timers) clearTimeout(timer);
+      client.removeEventListener('abort', onClientGone);
+    },
+  };
+}

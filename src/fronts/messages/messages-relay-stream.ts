@@ -1,0 +1,125 @@
+import type { ChatServiceDeps } from '../../chat/chat-service-deps.js';
+import { ChatSettlement } from '../../chat/chat-settlement.js';
+import type { EventSink } from '../../chat/client-channel.js';
+import { openUpstreamStream } from '../../chat/upstream-call.js';
+import { classifyError } from '../../errors/classify-error.js';
+import { GatewayError, toGatewayError } from '../../errors/gateway-error.js';
+import { serializeError } from '../../errors/serialize.js';
+import type { JsonRecord } from '../../providers/http/narrow.js';
+import type { RelayedEvent } from '../../providers/messages/messages-relay-types.js';
+import type { TokenUsage } from '../../providers/chat/chat-types.js';
+import { ProducedText } from '../../chat/produced-text.js';
+import { relayCall, usageWithCost, withReasoning, type RelayedRequest } from './messages-relay.js';
+import { messagesStreamHeaders } from './messages-output.js';
+
+type Iter = AsyncIterator<RelayedEvent>;
+
+/** What the relay loop saw. */
+interface RelayState {
+  usage: TokenUsage | undefined;
+  produced: ProducedText;
+  failure: GatewayError | undefined;
+  /** A charge was made (or tried): the settlement answers every later call with it. */
+  charged: boolean;
+  /** The upstream ended its stream itself (`message_stop`, or its own `error` event). */
+  ended: boolean;
+}
+
+function errorEvent(err: GatewayError): JsonRecord {
+  return { type: 'error', error: serializeError(err).error };
+}
+
+/** An event sent as the upstream sent it: its `type` as the event name, then its data. */
+function send(writer: EventSink, data: JsonRecord): Promise<void> {
+  return writer.send(data, String(data.type));
+}
+
+/** The events' own `model` is the upstream's name; clients see the catalog id. */
+function withCatalogModel(data: JsonRecord, model: string): JsonRecord {
+  if (data.type !== 'message_start' || typeof data.message !== 'object' || data.message === null) return data;
+  return { ...data, message: { ...(data.message as JsonRecord), model } };
+}
+
+/**
+ * Streams a relayed call. The first upstream event is awaited before anything is written, so
+ * failures up to then are a normal error answer (nothing charged). After that every upstream
+ * event goes out unchanged but for `message_start`'s model; at `message_delta` (the final
+ * usage) the request is charged durably and the event carries `usage.cost`. A stream that
+ * ends without it (client gone, upstream failure) is billed once for what was produced, and
+ * an upstream failure is reported with Anthropic's `error` event.
+ */
+export async function streamRelayed(deps: ChatServiceDeps, request: RelayedRequest, writer: EventSink, signal: AbortSignal): Promise<void> {
+  const { admitted } = request;
+  const settlement = new ChatSettlement(deps, admitted);
+  const opened = await openUpstreamStream(deps, admitted, settlement, request.relay.stream(relayCall(request, signal)), () => writer.closed);
+  if (opened === undefined) return;
+  const { first, iterator } = opened;
+  deps.metrics?.streamOpened();
+  writer.open(messagesStreamHeaders(admitted.requestId));
+  const state: RelayState = { usage: undefined, produced: new ProducedText(), failure: undefined, charged: false, ended: false };
+  try {
+    await relay(deps, request, settlement, first, iterator, writer, state);
+    if (!state.charged) {
+      await settlement.settle({ usage: state.usage, complete: false, produced: state.produced }).catch((err: unknown) => {
+        deps.log.error({ err, request_id: admitted.requestId }, 'stream charge failed');
+      });
+    }
+    if (state.failure !== undefined) {
+      deps.requests?.draft(admitted.requestId)?.failed(state.failure.code);
+      if (!writer.closed) await send(writer, errorEvent(state.failure));
+    }
+    await writer.end(false);
+  } finally {
+    deps.metrics?.streamClosed();
+  }
+}
+
+async function relay(
+  deps: ChatServiceDeps,
+  request: RelayedRequest,
+  settlement: ChatSettlement,
+  first: IteratorResult<RelayedEvent>,
+  iterator: Iter,
+  writer: EventSink,
+  state: RelayState,
+): Promise<void> {
+  try {
+    for (let step = first; !step.done; step = await iterator.next()) {
+      const { data, usage, final, produced, reasoning } = step.value;
+      state.usage = usage;
+      state.produced.addText(produced, reasoning ? 'reasoning' : 'visible');
+      // A client that left still gets billed from the upstream's final counts, read for a
+      // bounded time after it went (the upstream signal's usage grace).
+      if (writer.closed) {
+        if (final) break;
+        continue;
+      }
+      let out = withCatalogModel(data, request.admitted.model.id);
+      if (data.type === 'message_delta') out = await withCharge(deps, request, settlement, state, data);
+      await send(writer, out);
+      if (data.type === 'message_stop' || data.type === 'error') state.ended = true;
+    }
+    if (!state.ended && !writer.closed) state.failure = new GatewayError('upstream_error', 'The upstream provider ended the stream before message_stop');
+  } catch (err) {
+    // After a client disconnect the upstream was aborted on purpose: not a failure to report.
+    if (!writer.closed) state.failure = toGatewayError(err);
+  } finally {
+    await iterator.return?.().catch(() => undefined);
+  }
+}
+
+/** Charges the final usage durably, then shows its cost in the event that carries it. */
+async function withCharge(deps: ChatServiceDeps, request: RelayedRequest, settlement: ChatSettlement, state: RelayState, data: JsonRecord): Promise<JsonRecord> {
+  state.charged = true;
+  try {
+    // The upstream's final counts are billed as reported, like the translated path does.
+    const settled = await settlement.settle({ usage: await withReasoning(state.usage, state.produced), complete: true, produced: state.produced });
+    return { ...data, usage: usageWithCost(data.usage, settled) };
+  } catch (err) {
+    deps.log.error({ err, request_id: request.admitted.requestId }, 'stream charge failed');
+    // The cost is not durable, so it is not reported.
+    state.failure = classifyError(err);
+    return data;
+  }
+}
+

@@ -1,0 +1,74 @@
+import type { ServerResponse } from 'node:http';
+import type { Middleware } from 'koa';
+import type { GatewayContext, GatewayState } from '../state.js';
+import type { RequestRecorder } from '../../requests/request-recorder.js';
+
+/** The inference endpoints whose requests are recorded (POST only). */
+const RECORDED_PATHS: ReadonlySet<string> = new Set([
+  '/v1/chat/completions',
+  '/v1/responses',
+  '/v1/messages',
+  '/v1/images/generations',
+  '/v1/images/edits',
+  '/v1/ocr',
+  '/v1/embeddings',
+]);
+
+/** Status of a request whose client left before any answer went out (nginx's convention). */
+const CLIENT_CLOSED = 499;
+
+/** The recorded endpoint a request is for, as the router would match it (case, trailing slash). */
+function endpointOf(ctx: GatewayContext): string | undefined {
+  if (ctx.method !== 'POST') return undefined;
+  const path = ctx.path.toLowerCase().replace(/\/+$/, '');
+  return RECORDED_PATHS.has(path) ? path : undefined;
+}
+
+/** Runs `done` once the response has finished or closed (streams end after the middleware). */
+function afterResponse(res: ServerResponse, done: () => void): void {
+  if (res.writableFinished || res.destroyed) {
+    done();
+    return;
+  }
+  const once = (): void => {
+    res.off('finish', once);
+    res.off('close', once);
+    done();
+  };
+  res.on('finish', once);
+  res.on('close', once);
+}
+
+function field(body: unknown, name: string): unknown {
+  return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+}
+
+/**
+ * Keeps a record of every request on the inference endpoints. Sits outside the error
+ * boundary, so it sees the status and error body actually sent; the draft it opens is filled
+ * by admission (model, provider, charge) while the request runs.
+ */
+export function recordRequests(recorder: RequestRecorder): Middleware<GatewayState> {
+  return async function recordRequestsMiddleware(ctx, next) {
+    const endpoint = endpointOf(ctx);
+    if (endpoint === undefined) return next();
+    const draft = recorder.open(ctx.state.requestId, endpoint);
+    try {
+      await next();
+    } finally {
+      afterResponse(ctx.res, () => {
+        const answered = ctx.res.headersSent;
+        const requested = ctx.request.body;
+        const model = field(requested, 'model');
+        const code = field(field(ctx.body, 'error'), 'code');
+        recorder.finish(draft, {
+          key: ctx.state.key,
+          status: answered ? ctx.status : CLIENT_CLOSED,
+          errorCode: answered && typeof code === 'string' ? code : undefined,
+          requestedModel: typeof model === 'string' ? model : undefined,
+          requestedStream: field(requested, 'stream') === true,
+        });
+      });
+    }
+  };
+}

@@ -1,0 +1,30 @@
+import { Router } from '@koa/router';
+import { admitEmbeddings } from '../../../embeddings/embeddings-admit.js';
+import { createEmbeddings } from '../../../embeddings/embeddings-create.js';
+import type { EmbeddingsServiceDeps } from '../../../embeddings/embeddings-deps.js';
+import { requireKey, type GatewayState } from '../../state.js';
+import { abortOnClose } from '../../edge/abort-on-close.js';
+import { inferenceGuards, type InferenceGuardDeps } from '../inference-guards.js';
+
+/** What the embeddings route needs: the service's deps and the inference guards'. */
+export interface EmbeddingsRouteDeps extends EmbeddingsServiceDeps, InferenceGuardDeps {}
+
+/** `POST /v1/embeddings` (OpenAI's shape): inference key → RPM → validation → model → count → admission → provider. */
+export function embeddingsRoutes(deps: EmbeddingsRouteDeps): Router<GatewayState> {
+  const router = new Router<GatewayState>({ prefix: '/v1' });
+  router.post('/embeddings', ...inferenceGuards(deps), async (ctx) => {
+    const admitted = await admitEmbeddings(deps, requireKey(ctx), ctx.state.requestId, ctx.request.body, ctx.state.rate);
+    const client = abortOnClose(ctx.res);
+    try {
+      const json = await createEmbeddings(deps, admitted, client.signal);
+      ctx.type = 'application/json';
+      // One UTF-8 encoding of an answer that can be megabytes (a string body is measured, then encoded).
+      ctx.body = Buffer.from(json);
+    } finally {
+      client.dispose();
+      // Whatever ended the request, its hold ends with it (a no-op once settled).
+      await admitted.ticket.release();
+    }
+  });
+  return router;
+}

@@ -1,0 +1,34 @@
+import { createServer } from 'node:http';
+import { createApp } from './app.js';
+import { createDeps } from '../deps.js';
+import { answerClientErrors, EDGE_SERVER_OPTIONS } from './edge/client-errors.js';
+import { closeUpstreamAgents } from '../providers/http/upstream-client.js';
+import { boot } from '../runtime/boot.js';
+import { HttpDrain } from '../runtime/http-drain.js';
+import { onShutdown } from '../runtime/shutdown.js';
+import { STORE_CLOSE_RESERVE_MS, storeShutdownSteps } from '../runtime/store-steps.js';
+
+const { config, log } = boot('web');
+const deps = await createDeps(config, log);
+const app = createApp(deps);
+const server = createServer(EDGE_SERVER_OPTIONS, app.callback());
+answerClientErrors(server, log);
+server.keepAliveTimeout = 65_000;
+const http = new HttpDrain(server);
+server.listen(config.port, () => log.info({ port: config.port }, 'web listening'));
+
+onShutdown(log, { graceMs: config.shutdownGraceMs }, () => [
+  {
+    // Stop accepting, let in-flight requests (streams included) finish; what is left is cut.
+    name: 'drain http',
+    timeoutMs: Math.max(0, config.shutdownGraceMs - STORE_CLOSE_RESERVE_MS),
+    run: async (report) => {
+      const cut = await http.drain(Math.max(0, config.shutdownGraceMs - STORE_CLOSE_RESERVE_MS - 100));
+      report.note('streams cut', cut.streamsCut);
+      report.note('requests cut', cut.requestsCut);
+    },
+    onCut: (report) => report.note('requests cut', http.inFlight),
+  },
+  ...storeShutdownSteps(deps),
+  { name: 'close upstream agents', timeoutMs: 500, run: () => closeUpstreamAgents() },
+]);

@@ -1,0 +1,23 @@
+import type { ClientChannel, EventSink } from '../../chat/client-channel.js';
+import { abortOnClose } from '../edge/abort-on-close.js';
+import type { GatewayContext } from '../state.js';
+import { commitStream, namedFrame, sseFrame, SSE_DONE, SseWriter } from './sse-writer.js';
+
+/**
+ * The chat path's view of a Koa request: an abort signal tied to the socket and an event
+ * sink that frames events as server-sent events. Until the sink opens, Koa still owns the
+ * response, so an error is a normal JSON answer.
+ */
+export function clientChannel(ctx: GatewayContext): ClientChannel {
+  const abort = abortOnClose(ctx.res);
+  const writer = new SseWriter(ctx.res);
+  const events: EventSink = {
+    get closed() {
+      return writer.closed;
+    },
+    open: (headers = {}) => commitStream(ctx, writer, headers),
+    send: (data, name) => writer.write(name === undefined ? sseFrame(JSON.stringify(data)) : namedFrame(name, data)),
+    end: (done) => writer.end(done ? SSE_DONE : ''),
+  };
+  return { signal: abort.signal, events, dispose: abort.dispose };
+}

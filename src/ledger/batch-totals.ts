@@ -1,0 +1,74 @@
+import type { AnyBulkWriteOperation } from 'mongodb';
+import type { AccountDoc } from '../accounts/account-types.js';
+import { dayPeriod, monthPeriod, nextDayStart, nextMonthStart } from '../billing/periods.js';
+import type { KeyDoc, KeySpendDoc } from '../keys/key-types.js';
+import type { ChainHead } from './ledger-chain.js';
+
+/** What a batch's totals take from one charge. */
+export interface TotalledCharge {
+  readonly accountId: string;
+  readonly keyId: string;
+  readonly cost: bigint;
+  readonly at: Date;
+}
+
+const KEEP_SPEND_DAYS = 40 * 24 * 3600 * 1000;
+
+interface SpendTotal {
+  keyId: string;
+  period: string;
+  end: Date;
+  amount: bigint;
+}
+
+/**
+ * Increments of one batch summed per document, so a batch of n charges on one account and key
+ * is one update of each (account, key, day and month spend) instead of n: MongoDB applies the
+ * same totals either way, with far less work.
+ */
+export class BatchTotals {
+  readonly accounts = new Map<string, { charged: bigint; absorbed: bigint }>();
+  readonly keys = new Map<string, bigint>();
+  readonly spend = new Map<string, SpendTotal>();
+
+  add(r: TotalledCharge, charged: bigint, absorbed: bigint): void {
+    const account = this.accounts.get(r.accountId) ?? { charged: 0n, absorbed: 0n };
+    account.charged += charged;
+    account.absorbed += absorbed;
+    this.accounts.set(r.accountId, account);
+    this.keys.set(r.keyId, (this.keys.get(r.keyId) ?? 0n) + r.cost);
+    const periods: Array<[string, Date]> = [
+      [dayPeriod(r.at), nextDayStart(r.at)],
+      [monthPeriod(r.at), nextMonthStart(r.at)],
+    ];
+    for (const [period, end] of periods) {
+      const id = `${r.keyId}:${period}`;
+      const total = this.spend.get(id) ?? { keyId: r.keyId, period, end, amount: 0n };
+      total.amount += r.cost;
+      this.spend.set(id, total);
+    }
+  }
+
+  /** Balance increments (unless already applied) and the new chain head of each account. */
+  accountOps(heads: ReadonlyMap<string, ChainHead>, balancesApplied: boolean): AnyBulkWriteOperation<AccountDoc>[] {
+    return [...this.accounts].map(([id, t]) => {
+      const $set = { ledger_head: heads.get(id) };
+      const update = balancesApplied ? { $set } : { $inc: { balance: -t.charged, charged: t.charged, absorbed: t.absorbed }, $set };
+      return { updateOne: { filter: { _id: id }, update } };
+    });
+  }
+
+  keyOps(): AnyBulkWriteOperation<KeyDoc>[] {
+    return [...this.keys].map(([id, spend]) => ({ updateOne: { filter: { _id: id }, update: { $inc: { spend } } } }));
+  }
+
+  spendOps(): AnyBulkWriteOperation<KeySpendDoc>[] {
+    return [...this.spend].map(([id, t]) => ({
+      updateOne: {
+        filter: { _id: id },
+        update: { $inc: { amount: t.amount }, $setOnInsert: { key_id: t.keyId, period: t.period, expires_at: new Date(t.end.getTime() + KEEP_SPEND_DAYS) } },
+        upsert: true,
+      },
+    }));
+  }
+}

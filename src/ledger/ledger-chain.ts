@@ -1,0 +1,40 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../util/canonical-json.js';
+import type { ChainHead } from '../accounts/account-types.js';
+import type { LedgerDoc } from './ledger-types.js';
+
+/** The `prev_hash` of an account's first chained entry. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+export type { ChainHead } from '../accounts/account-types.js';
+
+/** The fields a chained entry adds to an entry. */
+export interface ChainLink {
+  seq: number;
+  prev_hash: string;
+  hash: string;
+}
+
+/** The canonical JSON text of an entry: every field but its own `hash`. */
+export function canonicalEntry(entry: object): string {
+  const { hash: _hash, ...rest } = entry as Record<string, unknown>;
+  // Any field an entry carries, now or added later, is covered by its hash.
+  return canonicalJson(rest);
+}
+
+/** SHA-256 (hex) of an entry's canonical form. */
+export function entryHash(entry: object): string {
+  return createHash('sha256').update(canonicalEntry(entry)).digest('hex');
+}
+
+/**
+ * Links an entry after `head` (undefined: the account's first chained entry): sets its
+ * sequence number and `prev_hash`, then its own `hash`. Returns the new head.
+ */
+export function linkEntry(entry: LedgerDoc, head: ChainHead | undefined): ChainHead {
+  entry.seq = (head?.seq ?? 0) + 1;
+  entry.prev_hash = head?.hash ?? GENESIS_HASH;
+  delete entry.hash;
+  entry.hash = entryHash(entry);
+  return { seq: entry.seq, hash: entry.hash };
+}

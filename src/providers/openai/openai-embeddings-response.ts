@@ -1,0 +1,56 @@
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { EmbeddingsResult } from '../embeddings/embeddings-types.js';
+import { rawVectors } from '../embeddings/raw-vectors.js';
+import { arrayAt, isRecord, numberAt, recordAt } from '../http/narrow.js';
+
+function garbage(why: string): GatewayError {
+  return new GatewayError('upstream_error', `The upstream answered an embeddings request with an unusable body (${why}).`);
+}
+
+/** A float array, or a base64 string of little-endian float32s (OpenAI's `encoding_format: base64`). */
+function vectorOf(value: unknown): ArrayLike<number> {
+  if (typeof value === 'string') {
+    const bytes = Buffer.from(value, 'base64');
+    if (bytes.length % 4 !== 0) throw garbage('a base64 vector is not a whole number of float32 values');
+    const out = new Float32Array(bytes.length / 4);
+    for (let i = 0; i < out.length; i++) out[i] = bytes.readFloatLE(i * 4);
+    return out;
+  }
+  if (!Array.isArray(value) || !value.every((x) => typeof x === 'number' && Number.isFinite(x))) throw garbage('a vector is not a list of numbers');
+  return value as number[];
+}
+
+/**
+ * Maps an OpenAI-compatible embeddings response to vectors in input order. `data` may come in
+ * any order (it carries `index`); a response with fewer or more vectors than inputs, or with
+ * a repeated index, is garbage. `usage.prompt_tokens` is optional: some compatible servers
+ * (older vLLM, Ollama) leave usage out, and the gateway then bills its own count.
+ */
+export function fromOpenAiEmbeddings(body: unknown, inputs: number, text?: string): EmbeddingsResult {
+  const data = arrayAt(body, 'data');
+  if (data === undefined) throw garbage('no data list');
+  if (data.length !== inputs) throw garbage(`${data.length} vectors for ${inputs} inputs`);
+  const vectors: Array<ArrayLike<number> | undefined> = new Array<ArrayLike<number> | undefined>(inputs).fill(undefined);
+  const indexes: number[] = [];
+  data.forEach((item, position) => {
+    if (!isRecord(item)) throw garbage('a data item is not an object');
+    const index = numberAt(item, 'index') ?? position;
+    if (!Number.isInteger(index) || index < 0 || index >= inputs || vectors[index] !== undefined) throw garbage('bad or repeated index');
+    vectors[index] = vectorOf(item.embedding);
+    indexes.push(index);
+  });
+  const raw = text === undefined ? undefined : rawInInputOrder(text, vectors as ArrayLike<number>[], indexes);
+  const prompt = numberAt(recordAt(body, 'usage'), 'prompt_tokens');
+  const promptTokens = prompt !== undefined && Number.isInteger(prompt) && prompt >= 0 ? prompt : undefined;
+  return { vectors: vectors as ArrayLike<number>[], ...(raw === undefined ? {} : { raw }), ...(promptTokens === undefined ? {} : { promptTokens }) };
+}
+
+/** The raw vector texts (in `data` order) put back in input order; float lists only. */
+function rawInInputOrder(text: string, vectors: readonly ArrayLike<number>[], indexes: readonly number[]): string[] | undefined {
+  if (!vectors.every((v) => Array.isArray(v))) return undefined;
+  const found = rawVectors(text, indexes.map((i) => vectors[i] as ArrayLike<number>));
+  if (found === undefined) return undefined;
+  const out = new Array<string>(vectors.length);
+  indexes.forEach((index, position) => (out[index] = found[position] as string));
+  return out;
+}

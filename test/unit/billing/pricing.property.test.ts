@@ -1,0 +1,54 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parsePrice } from '../../../src/billing/money.js';
+import { costOf, priceUnits, type BilledUnits } from '../../../src/billing/pricing.js';
+import { holdCost } from '../../../src/chat/chat-estimate.js';
+import type { CatalogModel, PriceKey } from '../../../src/catalog/model-types.js';
+import { testModel } from '../chat/chat-fakes.js';
+
+const KEYS: PriceKey[] = ['prompt', 'completion', 'internal_reasoning', 'input_cache_read', 'input_cache_write', 'input_cache_write_1h', 'web_search', 'request'];
+/** Prices as catalogs write them: up to 18 decimals, from zero to dollars per unit. */
+const price = fc.tuple(fc.integer({ min: 0, max: 5 }), fc.bigInt({ min: 0n, max: 10n ** 18n - 1n })).map(([w, f]) => `${w}.${f.toString().padStart(18, '0')}`);
+const model: fc.Arbitrary<CatalogModel> = fc.dictionary(fc.constantFrom(...KEYS), price, { minKeys: 0, maxKeys: KEYS.length }).map((p) => {
+  const base = testModel();
+  const prices = Object.fromEntries(Object.entries({ prompt: '0.000001', completion: '0.000002', ...p }).map(([k, v]) => [k, parsePrice(v)]));
+  return { ...base, prices };
+});
+const units: fc.Arbitrary<BilledUnits> = fc.dictionary(fc.constantFrom(...KEYS.filter((k) => k !== 'request')), fc.integer({ min: 0, max: 2_000_000 }));
+
+/** The reference: each line exact in atto-USD, rounded half up to nano once, summed. */
+function reference(m: CatalogModel, u: BilledUnits): bigint {
+  return priceUnits(m, u).lines.reduce((sum, l) => sum + (l.unitPrice * BigInt(l.units) + 500_000_000n) / 1_000_000_000n, 0n);
+}
+
+describe('pricing is exact, additive and monotone', () => {
+  it('lines sum exactly to costOf, and costOf equals the BigInt reference', () => {
+    fc.assert(fc.property(model, units, (m, u) => {
+      const bill = priceUnits(m, u);
+      expect(bill.lines.reduce((s, l) => s + l.amount, 0n)).toBe(bill.cost);
+      expect(costOf(m, u)).toBe(bill.cost);
+      expect(costOf(m, u)).toBe(reference(m, u));
+    }), { numRuns: 500 });
+  });
+
+  it('costOf never falls when any unit grows', () => {
+    fc.assert(fc.property(model, units, fc.constantFrom(...KEYS.filter((k) => k !== 'request')), fc.integer({ min: 1, max: 1_000_000 }), (m, u, key, more) => {
+      expect(costOf(m, { ...u, [key]: (u[key] ?? 0) + more })).toBeGreaterThanOrEqual(costOf(m, u));
+    }), { numRuns: 500 });
+  });
+
+  it('holdCost bounds the cost of any usage within the hold units', () => {
+    const split = fc.record({ prompt: fc.nat(), cacheRead: fc.nat(), cacheWrite: fc.nat(), cacheWrite1h: fc.nat(), completion: fc.nat(), reasoning: fc.nat(), searches: fc.nat({ max: 20 }) });
+    fc.assert(fc.property(model, fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 0, max: 100_000 }), split, (m, promptTokens, completionTokens, s) => {
+      const webSearches = s.searches;
+      const hold = holdCost(m, { promptTokens, completionTokens, webSearches });
+      // Any way of splitting the held input and output over their price keys.
+      const a = Math.min(promptTokens, s.cacheRead);
+      const b = Math.min(promptTokens - a, s.cacheWrite);
+      const c = Math.min(promptTokens - a - b, s.cacheWrite1h);
+      const r = Math.min(completionTokens, s.reasoning);
+      const used: BilledUnits = { prompt: promptTokens - a - b - c, input_cache_read: a, input_cache_write: b, input_cache_write_1h: c, completion: completionTokens - r, internal_reasoning: r, web_search: webSearches };
+      expect(costOf(m, used)).toBeLessThanOrEqual(hold);
+    }), { numRuns: 1000 });
+  });
+});
