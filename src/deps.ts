@@ -127,7 +127,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   const receipts = createReceiptSigner(config, log);
   const ceilings = new CeilingRegistry();
   const idempotency = new IdempotencyStore(redis, config.redisPrefix, new ResponseBlobs(c.idempotentBlobs));
-  const requests = new RequestRecorder(new RecordWriter(c.requestRecords, log, (n) => metrics.outcomes.droppedRecords(n)), metrics.outcomes, catalog, clock, receipts);
+  const requests = new RequestRecorder(new RecordWriter(c.requestRecords, log, (n) => metrics.outcomes.droppedRecords(n)), metrics.outcomes, catalog, clock);
   const admission = createAdmission({ redis, mongo, c, ledger, config, clock, log, bus, catalog });
   const jobs = options.jobs === false ? undefined : await JobQueue.open(config, log, options.jobs);
   jobs?.instrument(metrics.queue);

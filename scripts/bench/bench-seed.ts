@@ -58,9 +58,14 @@ export async function seedBench(baseUrl: string, adminToken: string, runId: stri
     context_length: 8_192,
     dimensions: 1_536,
   });
-  const account = await admin(baseUrl, adminToken, 'POST', '/v1/admin/accounts', { name: `bench-${runId}` });
+  return fundedAccount(baseUrl, adminToken, `bench-${runId}`);
+}
+
+/** An account with a large top-up and an inference key with no limits, named `name`. */
+export async function fundedAccount(baseUrl: string, adminToken: string, name: string): Promise<BenchAccount> {
+  const account = await admin(baseUrl, adminToken, 'POST', '/v1/admin/accounts', { name });
   const accountId = field(account, 'data', 'account_id');
-  await admin(baseUrl, adminToken, 'POST', `/v1/admin/accounts/${accountId}/topups`, { amount_usd: 1_000_000, reference: `bench-${runId}` });
+  await admin(baseUrl, adminToken, 'POST', `/v1/admin/accounts/${accountId}/topups`, { amount_usd: 1_000_000, reference: name });
   const minted = await admin(baseUrl, adminToken, 'POST', `/v1/admin/accounts/${accountId}/keys`, { name: 'bench', limits: {} });
   return { accountId, keyId: field(minted, 'data', 'key_id'), key: field(minted, 'key') };
 }

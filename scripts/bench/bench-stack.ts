@@ -138,6 +138,7 @@ export async function startStack(setup: StackSetup, log: Log): Promise<BenchStac
     WORKER_CONCURRENCY: String(options.plan.jobsConcurrency),
     JOB_TIMEOUT_MS: '30000',
     SHUTDOWN_GRACE_MS: '10000',
+    ...(process.env.LEDGER_MAX_CONCURRENT_COMMITS ? { LEDGER_MAX_CONCURRENT_COMMITS: process.env.LEDGER_MAX_CONCURRENT_COMMITS } : {}),
   };
   log(`release step on database ${env.MONGODB_DB}`);
   runRelease(root, runtime, env);

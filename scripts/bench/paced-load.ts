@@ -5,7 +5,8 @@ import { sleep } from './latency-stats.js';
 export interface PacedLoadOptions {
   origin: string;
   path: string;
-  headers: Record<string, string>;
+  /** Headers of every request, or a list used in turn (requests spread over several keys). */
+  headers: Record<string, string> | ReadonlyArray<Record<string, string>>;
   body: string;
   /** Requests per second, sent on an even schedule (open loop). */
   rate: number;
@@ -25,6 +26,11 @@ export interface PacedLoadResult {
   achievedRate: number;
   /** Failed requests by error code (or message), so a report can say why they failed. */
   errorKinds: Record<string, number>;
+  /**
+   * How late the generator itself handed each request to its connection pool (ms after its due
+   * time): lateness that is the generator's, not the server's, although it counts in `latencies`.
+   */
+  sendLag: number[];
 }
 
 /**
@@ -41,10 +47,14 @@ export async function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadRes
   let non2xx = 0;
   let errors = 0;
   const errorKinds: Record<string, number> = {};
+  const sendLag: number[] = [];
   const inFlight = new Set<Promise<void>>();
-  const fire = (due: number): void => {
+  const headerSets = Array.isArray(options.headers) ? options.headers : [options.headers];
+  const fire = (due: number, index: number): void => {
+    sendLag.push(performance.now() - due);
+    const headers = headerSets[index % headerSets.length] as Record<string, string>;
     const task = pool
-      .request({ path: options.path, method: 'POST', headers: options.headers, body: options.body, headersTimeout: 10_000, bodyTimeout: 10_000 })
+      .request({ path: options.path, method: 'POST', headers, body: options.body, headersTimeout: 10_000, bodyTimeout: 10_000 })
       .then(async (res) => {
         await res.body.dump({ limit: 10 * 1024 * 1024 });
         if (res.statusCode >= 200 && res.statusCode < 300) latencies.push(performance.now() - due);
@@ -64,7 +74,7 @@ export async function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadRes
     while (sent < total) {
       const now = performance.now();
       while (sent < total && started + sent * interval <= now) {
-        fire(started + sent * interval);
+        fire(started + sent * interval, sent);
         sent += 1;
       }
       await sleep(Math.max(0, Math.min(1, started + sent * interval - performance.now())));
@@ -74,5 +84,5 @@ export async function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadRes
     await pool.destroy();
   }
   const elapsed = (performance.now() - started) / 1000;
-  return { latencies, sent, non2xx, errors, errorKinds, achievedRate: Math.round(latencies.length / elapsed) };
+  return { latencies, sendLag, sent, non2xx, errors, errorKinds, achievedRate: Math.round(latencies.length / elapsed) };
 }

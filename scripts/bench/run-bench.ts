@@ -9,7 +9,7 @@ import { parseOptions, type BenchOptions, type ScenarioGroup } from './bench-opt
 import { ProcessGroup } from './bench-processes.js';
 import { formatCpu, machineInfo } from './bench-report.js';
 import { build, GATEWAY_CORE, LOAD_CORE, startStack, type BenchStack } from './bench-stack.js';
-import { canPin, pinProcess } from './proc-stats.js';
+import { canPin, pinProcess, prioritizeGenerator } from './proc-stats.js';
 import { formatProfile, summarizeProfile, type ProfileSummary } from './profile-summary.js';
 import type { ScenarioContext, ScenarioOutput } from './scenario-context.js';
 import { embeddingsScenario } from './scenario-embeddings.js';
@@ -23,6 +23,7 @@ import { buildReport, type Measurement } from './report-rows.js';
 import { formatNotes, formatTable } from './report-table.js';
 import { ratesScenario } from './scenario-rates.js';
 import { throughputScenario } from './scenario-throughput.js';
+import { tailScenario } from './scenario-tail.js';
 
 const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
 
@@ -30,6 +31,7 @@ const log = (message: string): void => void process.stderr.write(`[bench] ${mess
 const SCENARIOS: ReadonlyArray<[ScenarioGroup, (ctx: ScenarioContext) => Promise<ScenarioOutput>]> = [
   ['throughput', throughputScenario],
   ['rates', ratesScenario],
+  ['tail', tailScenario],
   ['ttfb', ttfbScenario],
   ['relay', relayScenario],
   ['open-streams', openStreamsScenario],
@@ -41,7 +43,7 @@ const SCENARIOS: ReadonlyArray<[ScenarioGroup, (ctx: ScenarioContext) => Promise
 
 function layout(pinned: boolean): string {
   if (!pinned) return 'not pinned (taskset unavailable or fewer than 2 cores): every process on any core';
-  return `core ${LOAD_CORE}: runner (autocannon and the other load clients), mock upstream, worker, redis-server, mongod; core ${GATEWAY_CORE}: web (Farebox), the floor proxy and the Portkey peer, one of them under load at a time`;
+  return `core ${LOAD_CORE}: runner (autocannon and the other load clients, at niceness -10), mock upstream, worker, redis-server, mongod; core ${GATEWAY_CORE}: web (Farebox), the floor proxy and the Portkey peer, one of them under load at a time`;
 }
 
 async function runScenarios(ctx: ScenarioContext, options: BenchOptions): Promise<{ rows: Measurement[]; details: Record<string, unknown>; failures: Record<string, string> }> {
@@ -116,6 +118,9 @@ async function main(): Promise<number> {
     log(`runtime: ${runtime === 'dist' ? 'compiled dist/' : 'tsx'}; ${options.quick ? 'quick' : 'full'} run; layout: ${layout(pinned)}`);
     services = await resolveServices({ env: process.env, log: (m) => log(`services: ${m}`) });
     stack = await startStack({ root, options, group, pinned, logDir, services, runtime }, log);
+    // After the stack started, so no child inherits it.
+    const niceness = prioritizeGenerator();
+    log(`load generator at niceness ${niceness}`);
     const ctx: ScenarioContext = { stack, plan: options.plan, log, cpu: [] };
     const { rows: measurements, details, failures } = await runScenarios(ctx, options);
     const rows = buildReport(measurements);

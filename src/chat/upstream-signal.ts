@@ -24,14 +24,15 @@ export interface UpstreamSignal {
 export function upstreamSignal(client: AbortSignal, timing: UpstreamTiming, stream: boolean): UpstreamSignal {
   const controller = new AbortController();
   const timers: NodeJS.Timeout[] = [];
-  const abortAfter = (ms: number, reason: unknown): void => {
-    const timer = setTimeout(() => controller.abort(reason), ms);
+  // The reason is made when the timer fires: an error built per request captures a stack trace.
+  const abortAfter = (ms: number, reason: () => unknown): void => {
+    const timer = setTimeout(() => controller.abort(reason()), ms);
     timer.unref();
     timers.push(timer);
   };
-  abortAfter(timing.maxRequestMs, new GatewayError('upstream_timeout', `The request ran longer than the ${Math.round(timing.maxRequestMs / 1000)} s a request may run`));
+  abortAfter(timing.maxRequestMs, () => new GatewayError('upstream_timeout', `The request ran longer than the ${Math.round(timing.maxRequestMs / 1000)} s a request may run`));
   const onClientGone = (): void => {
-    if (stream && timing.usageGraceMs > 0) abortAfter(timing.usageGraceMs, client.reason);
+    if (stream && timing.usageGraceMs > 0) abortAfter(timing.usageGraceMs, () => client.reason);
     else controller.abort(client.reason);
   };
   if (client.aborted) onClientGone();

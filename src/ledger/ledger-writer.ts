@@ -12,6 +12,9 @@ import type { LedgerCollections } from './ledger-collection.js';
 export type { ChargeOutcome, ChargeRequest } from './apply-charges.js';
 export type { LedgerBatch, LedgerWriterObserver } from './ledger-observer.js';
 
+/** Charges waiting that justify a second transaction in flight (see LedgerWriterOptions.parallelAt). */
+const DEFAULT_PARALLEL_AT = 64;
+
 /** Most accounts whose chain head a writer remembers. */
 const MAX_HEAD_HINTS = 100_000;
 
@@ -31,6 +34,11 @@ export interface LedgerWriterOptions {
   maxDelayMs?: number;
   /** Most batch transactions in flight at once (batches in flight never share an account). */
   maxConcurrent?: number;
+  /**
+   * Charges that must be waiting before a batch starts beside one already in flight (at most
+   * `maxBatch`). Fewer wait for the commit in flight and go in the next batch together.
+   */
+  parallelAt?: number;
   /** Told about every batch (metrics). */
   observer?: LedgerWriterObserver;
 }
@@ -41,8 +49,8 @@ export interface LedgerWriterOptions {
  * increments); each caller's promise resolves only after that transaction committed, so a
  * cost is durable before it is reported. Charges are idempotent by request id.
  *
- * Several batches may commit at once, so a charge arriving during a commit need not wait for
- * it, but batches in flight never share an account or key: a charge whose account is being
+ * Several batches may commit at once when enough charges wait, so a burst need not queue
+ * behind one commit, but batches in flight never share an account or key: a charge whose account is being
  * committed waits for that batch, so each account's charges apply in arrival order (the
  * balance floor and `absorbed` come out as if every charge ran alone) and concurrent
  * transactions do not write the same documents.
@@ -58,6 +66,7 @@ export class LedgerWriter {
   private readonly maxBatch: number;
   private readonly maxDelayMs: number;
   private readonly maxConcurrent: number;
+  private readonly parallelAt: number;
   private readonly observer: LedgerWriterObserver | undefined;
 
   constructor(
@@ -69,6 +78,7 @@ export class LedgerWriter {
     this.maxBatch = options.maxBatch ?? 2_000;
     this.maxDelayMs = options.maxDelayMs ?? 2;
     this.maxConcurrent = Math.max(1, options.maxConcurrent ?? 4);
+    this.parallelAt = Math.max(1, Math.min(this.maxBatch, options.parallelAt ?? DEFAULT_PARALLEL_AT));
     this.observer = options.observer;
   }
 
@@ -105,9 +115,14 @@ export class LedgerWriter {
     }, delayMs);
   }
 
-  /** Starts batches while a transaction slot is free and some queued charge may go. */
+  /**
+   * Starts batches while a transaction slot is free and some queued charge may go. A batch
+   * starts beside others only when enough charges wait: under an even trickle of charges, a
+   * transaction for every two or three of them cost more CPU in this process and in MongoDB
+   * than the wait for the commit in flight, and made the tail longer, not shorter.
+   */
   private launch(): void {
-    while (this.inFlight.size < this.maxConcurrent && this.queue.length > 0) {
+    while (this.inFlight.size < this.maxConcurrent && this.queue.length > 0 && (this.inFlight.size === 0 || this.queue.length >= this.parallelAt)) {
       const batch = this.takeBatch();
       if (batch.length === 0) return;
       this.start(batch);

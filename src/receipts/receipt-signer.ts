@@ -12,7 +12,11 @@ export class ReceiptSigner {
 
   /** Signs a receipt (Ed25519 over the UTF-8 bytes of its JSON text). */
   sign(receipt: Receipt): SignedReceipt {
-    const payload = JSON.stringify(receipt);
+    return this.signText(JSON.stringify(receipt));
+  }
+
+  /** Signs a receipt given as its exact JSON text. */
+  signText(payload: string): SignedReceipt {
     const signature = sign(null, Buffer.from(payload, 'utf8'), this.key.privateKey).toString('base64url');
     return { kid: this.key.kid, alg: 'EdDSA', payload, signature };
   }

@@ -2,7 +2,13 @@ import { Readable } from 'node:stream';
 import type { Collection } from 'mongodb';
 import { createdWithin, type TimeRange } from './record-filters.js';
 import type { RequestRecordDoc } from './request-record-types.js';
+import type { ReceiptSigner } from '../receipts/receipt-signer.js';
 import type { SignedReceipt } from '../receipts/receipt-types.js';
+
+/** Signs a stored receipt text (a record's `receipt`); one stored already signed is kept as it is. */
+export function signStoredReceipt(stored: string | SignedReceipt, signer: Pick<ReceiptSigner, 'signText'>): SignedReceipt {
+  return typeof stored === 'string' ? signer.signText(stored) : stored;
+}
 
 /** A signed receipt as the API shows it: the signed fields plus the payload parsed. */
 export function toReceiptView(signed: SignedReceipt) {
@@ -13,12 +19,18 @@ export function toReceiptView(signed: SignedReceipt) {
  * Every receipt of an account in a time range as JSON lines (one signed receipt per line,
  * oldest first), streamed from a cursor so an export of any size holds one record at a time.
  */
-export function receiptLines(records: Collection<RequestRecordDoc>, accountId: string, range: TimeRange, onError: (err: Error) => void): Readable {
+export function receiptLines(
+  records: Collection<RequestRecordDoc>,
+  signer: Pick<ReceiptSigner, 'signText'>,
+  accountId: string,
+  range: TimeRange,
+  onError: (err: Error) => void,
+): Readable {
   const cursor = records
     .find({ account_id: accountId, receipt: { $exists: true }, ...createdWithin(range) }, { projection: { receipt: 1 } })
     .sort({ created_at: 1, _id: 1 });
   async function* lines(): AsyncGenerator<string> {
-    for await (const doc of cursor) if (doc.receipt) yield `${JSON.stringify(toReceiptView(doc.receipt))}\n`;
+    for await (const doc of cursor) if (doc.receipt) yield `${JSON.stringify(toReceiptView(signStoredReceipt(doc.receipt, signer)))}\n`;
   }
   const stream = Readable.from(lines());
   stream.on('error', onError);

@@ -50,8 +50,12 @@ export interface RequestRecordDoc {
   price_version?: string | null;
   latency_ms: number;
   created_at: Date;
-  /** The signed receipt of a charged request; absent when nothing was charged. */
-  receipt?: SignedReceipt;
+  /**
+   * The receipt of a charged request: its exact JSON text, signed when handed out (records
+   * written before receipts were signed lazily hold the signed receipt itself). Absent when
+   * nothing was charged.
+   */
+  receipt?: string | SignedReceipt;
   /** Every route tried or skipped, in order, when the request went through the route runner. */
   attempts?: AttemptRecord[];
 }

@@ -2,8 +2,6 @@ import type { Clock } from '../billing/periods.js';
 import type { CatalogCache } from '../catalog/catalog-cache.js';
 import type { CatalogModel } from '../catalog/model-types.js';
 import { buildReceipt } from '../receipts/build-receipt.js';
-import type { ReceiptSigner } from '../receipts/receipt-signer.js';
-import type { SignedReceipt } from '../receipts/receipt-types.js';
 import { ERROR_TABLE } from '../errors/error-table.js';
 import type { KeyDoc } from '../keys/key-types.js';
 import { RecordDraft, usageOf } from './record-draft.js';
@@ -42,7 +40,6 @@ export class RequestRecorder implements DraftLookup {
     private readonly metrics: OutcomeObserver,
     private readonly catalog: Pick<CatalogCache, 'get'>,
     private readonly clock: Clock,
-    private readonly signer?: Pick<ReceiptSigner, 'sign'>,
   ) {}
 
   /** Starts the draft of a request on an inference endpoint. */
@@ -77,15 +74,19 @@ export class RequestRecorder implements DraftLookup {
     if (end.key === undefined) return;
     const provider = draft.provider ?? known?.doc.provider ?? null;
     const doc = toDoc(draft, end, end.key, { model: model ?? null, provider, usage, code });
-    const receipt = this.receiptOf(draft, end, end.key, known, provider);
+    const receipt = this.receiptText(draft, end, end.key, known, provider);
     if (receipt) doc.receipt = receipt;
     this.writer.add(doc);
   }
 
-  /** The signed receipt of a request whose charge is durable. */
-  private receiptOf(draft: RecordDraft, end: RequestEnd, key: KeyDoc, model: CatalogModel | undefined, provider: string | null): SignedReceipt | undefined {
-    if (!this.signer || !draft.charge || !draft.units || !model) return undefined;
-    return this.signer.sign(
+  /**
+   * The receipt text of a request whose charge is durable. It is signed when handed out (see
+   * signStoredReceipt): the facts are fixed here, and a signature per request on the hot path
+   * would cost more CPU than the rest of the record.
+   */
+  private receiptText(draft: RecordDraft, end: RequestEnd, key: KeyDoc, model: CatalogModel | undefined, provider: string | null): string | undefined {
+    if (!draft.charge || !draft.units || !model) return undefined;
+    return JSON.stringify(
       buildReceipt({
         requestId: draft.requestId,
         accountId: key.account_id,

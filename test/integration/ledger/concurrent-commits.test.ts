@@ -149,7 +149,7 @@ describe('ledger writer with overlapping commits', () => {
       };
     });
     const watch = new OverlapWatch();
-    const writer = new LedgerWriter(gw.deps.mongo.client, gw.deps.c, gw.deps.log, { maxConcurrent: 4, maxBatch: 40, maxDelayMs: 1, observer: watch });
+    const writer = new LedgerWriter(gw.deps.mongo.client, gw.deps.c, gw.deps.log, { maxConcurrent: 4, maxBatch: 40, maxDelayMs: 1, parallelAt: 1, observer: watch });
 
     const outcomes = await sendInBursts(writer, charges, random);
     await writer.drain();
@@ -249,12 +249,21 @@ describe('ledger writer with overlapping commits', () => {
     expect(together.maxInFlight).toBe(1);
     expect(together.sharedAccount).toBe(false);
 
+    // A trickle that does not fill `parallelAt` waits for the commit in flight and goes together.
+    const trickle = new OverlapWatch();
+    const patient = new LedgerWriter(gw.deps.mongo.client, gw.deps.c, gw.deps.log, { maxConcurrent: 4, maxDelayMs: 0, parallelAt: 3, observer: trickle });
+    const firstOne = patient.charge(charge(a, 'req_ov_t0'));
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    await Promise.all([firstOne, patient.charge(charge(b, 'req_ov_t1')), patient.charge(charge(b, 'req_ov_t2'))]);
+    expect(trickle.maxInFlight).toBe(1);
+    expect(trickle.batches).toBe(2);
+
     // One slot: the previous behaviour, batches strictly one after another.
     const one = new OverlapWatch();
     const single = new LedgerWriter(gw.deps.mongo.client, gw.deps.c, gw.deps.log, { maxConcurrent: 1, maxBatch: 1, observer: one });
     await Promise.all([single.charge(charge(a, 'req_ov_a2')), single.charge(charge(b, 'req_ov_b2'))]);
     expect(one.maxInFlight).toBe(1);
-    expect((await gw.deps.c.accounts.findOne({ _id: a.accountId }))!.balance).toBe(NANO - 10n * 10n);
+    expect((await gw.deps.c.accounts.findOne({ _id: a.accountId }))!.balance).toBe(NANO - 11n * 10n);
   });
 
   it('reports batch commits and spool depth on /metrics', async () => {

@@ -1,12 +1,13 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../../../src/config/package-root.js';
 import { AdmissionKeys } from '../../../src/limits/admission-keys.js';
 import type { ScriptName } from '../../../src/limits/lua-commands.js';
 import { scriptDefinitions } from '../../../src/limits/lua-commands.js';
 import { SCRIPT_KEYS } from '../../../src/limits/script-keys.js';
-import { assertOneSlot, keySlot } from '../../../src/redis/key-slot.js';
+import { assertOneSlot, hashTag, keySlot } from '../../../src/redis/key-slot.js';
 import { newId } from '../../../src/util/ids.js';
 
 const LUA_DIR = join(packageRoot(), 'src', 'limits', 'lua');
@@ -75,5 +76,20 @@ describe('admission scripts on a Redis Cluster', () => {
   it('a call over keys of two slots is refused before it reaches Redis', () => {
     expect(() => assertOneSlot('test', ['fbx:{acct_a}:bal', 'fbx:{acct_a}:held'])).not.toThrow();
     expect(() => assertOneSlot('test', ['fbx:{acct_a}:bal', 'fbx:{acct_b}:bal'])).toThrow(/spans Redis Cluster slots/);
+    // Untagged keys and empty tags fall back to the CRC16 of the whole key.
+    expect(() => assertOneSlot('test', ['fbx:{}:a', 'fbx:{}:b'])).toThrow(/spans Redis Cluster slots/);
+    expect(() => assertOneSlot('test', ['{acct_a}', 'acct_a'])).not.toThrow();
+  });
+
+  it('keys with the same hash tag are the keys CRC16 puts in one slot', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 }), (a, b, c, d) => {
+        for (const [x, y] of [[`${a}${b}`, `${c}${d}`], [`${a}{${b}}${c}`, `${d}{${b}}`], [`${a}{${b}}`, `${c}{${d}}`]] as const) {
+          if (hashTag(x) !== undefined && hashTag(x) === hashTag(y)) expect(keySlot(x)).toBe(keySlot(y));
+          const tag = hashTag(x);
+          expect(keySlot(x)).toBe(keySlot(tag === undefined ? x : tag));
+        }
+      }),
+    );
   });
 });

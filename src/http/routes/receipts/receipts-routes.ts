@@ -1,6 +1,6 @@
 import { Router } from '@koa/router';
 import type { Deps } from '../../../deps.js';
-import { receiptLines, toReceiptView } from '../../../requests/receipt-export.js';
+import { receiptLines, signStoredReceipt, toReceiptView } from '../../../requests/receipt-export.js';
 import { findRecord } from '../../../requests/record-query.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import { requireKey, type GatewayState } from '../../state.js';
@@ -10,7 +10,7 @@ import { RECORD_NOT_FOUND, requestIdParam } from '../requests/requests-routes.js
 
 /**
  * Receipts: the public keys that verify them (no auth, JWKS shape so JOSE libraries read it),
- * one request's signed receipt (any key of the owning account) and an account's export as
+ * one request's receipt, signed as it is handed out (any key of the owning account), and an account's export as
  * JSON lines (management key).
  */
 export function receiptsRoutes(deps: Pick<Deps, 'c' | 'keyAuth' | 'receipts' | 'log'>): Router<GatewayState> {
@@ -25,14 +25,14 @@ export function receiptsRoutes(deps: Pick<Deps, 'c' | 'keyAuth' | 'receipts' | '
     const id = requestIdParam(ctx);
     const record = isRequestId(id) ? await findRecord(deps.c.requestRecords, id, requireKey(ctx).account_id) : null;
     if (!record?.receipt) throw RECORD_NOT_FOUND(id);
-    ctx.body = { data: toReceiptView(record.receipt) };
+    ctx.body = { data: toReceiptView(signStoredReceipt(record.receipt, deps.receipts)) };
   });
 
   router.get('/receipts/export', authenticate(deps.keyAuth, ['management']), async (ctx) => {
     const range = validate(usageSchema, ctx.query);
     ctx.set('Content-Type', 'application/x-ndjson; charset=utf-8');
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = receiptLines(deps.c.requestRecords, requireKey(ctx).account_id, range, (err) => deps.log.warn({ err }, 'receipt export ended early'));
+    ctx.body = receiptLines(deps.c.requestRecords, deps.receipts, requireKey(ctx).account_id, range, (err) => deps.log.warn({ err }, 'receipt export ended early'));
   });
 
   return router;

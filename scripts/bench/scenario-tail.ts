@@ -1,0 +1,73 @@
+import { fundedAccount, type BenchAccount } from './bench-seed.js';
+import { chatBody, chatHeaders } from './chat-requests.js';
+import { summarize, type LatencySummary } from './latency-stats.js';
+import { pacedLoad } from './paced-load.js';
+import { chatEndpoints, settle, withCpu, type Endpoint, type ScenarioContext, type ScenarioOutput } from './scenario-context.js';
+import { diagnose, formatDiagnosis, snapshotWeb, type WebDiagnosis } from './web-diagnostics.js';
+
+/** Seconds of the unmeasured warm-up before each paced run. */
+const WARM_UP_SECONDS = 2;
+
+/** One paced (open-loop) run of one endpoint. */
+export interface PacedRun {
+  rate: number;
+  latency: LatencySummary;
+  /** How late the generator itself sent (see PacedLoadResult.sendLag). */
+  sendLag: LatencySummary;
+  achievedRate: number;
+  non2xx: number;
+  errors: number;
+  errorKinds: Record<string, number>;
+  /** Farebox only: what its web process did meanwhile. */
+  web?: WebDiagnosis;
+}
+
+/** Accounts the spread row sends from, one key each. */
+export const SPREAD_ACCOUNTS = 50;
+
+/** Funded accounts with one unlimited key each, for the spread row. */
+export async function spreadAccounts(ctx: ScenarioContext): Promise<BenchAccount[]> {
+  const { webUrl, adminToken, runId } = ctx.stack;
+  const accounts: BenchAccount[] = [];
+  for (let i = 0; i < SPREAD_ACCOUNTS; i += 10) {
+    const names = Array.from({ length: Math.min(10, SPREAD_ACCOUNTS - i) }, (_, j) => `bench-${runId}-spread-${i + j}`);
+    accounts.push(...(await Promise.all(names.map((name) => fundedAccount(webUrl, adminToken, name)))));
+  }
+  return accounts;
+}
+
+/**
+ * Non-streamed chat sent to `endpoint` at `rate` on an even schedule after a short warm-up,
+ * from the given keys in turn (Farebox; the floor and Portkey ignore them). For Farebox the
+ * web's metrics and CPU time are read around the measured window.
+ */
+export async function pacedRun(ctx: ScenarioContext, endpoint: Endpoint, rate: number, keys?: readonly string[], label = ''): Promise<PacedRun> {
+  const headers = keys && endpoint.name === 'farebox' ? keys.map(chatHeaders) : endpoint.headers;
+  const load = { origin: endpoint.url, path: '/v1/chat/completions', headers, body: chatBody({ stream: false }), rate, connections: 64 };
+  await settle(ctx);
+  await pacedLoad({ ...load, seconds: WARM_UP_SECONDS });
+  await settle(ctx);
+  const { webUrl, adminToken, web } = ctx.stack;
+  const watch = endpoint.name === 'farebox';
+  const before = watch ? await snapshotWeb(webUrl, adminToken, web.pid) : undefined;
+  const run = await withCpu(ctx, `${endpoint.name} ${rate} req/s (paced${label})`, () => pacedLoad({ ...load, seconds: ctx.plan.rateSeconds }));
+  const diagnosis = before ? diagnose(before, await snapshotWeb(webUrl, adminToken, web.pid), run.latencies.length) : undefined;
+  const latency = summarize(run.latencies);
+  const sendLag = summarize(run.sendLag);
+  ctx.log(`${endpoint.name} at ${rate} req/s (paced${label}): p50 ${latency.p50} p99 ${latency.p99} ms (${run.achievedRate} req/s answered, non-2xx ${run.non2xx}, errors ${run.errors}; generator late p99 ${sendLag.p99} ms)${diagnosis ? `; ${formatDiagnosis(diagnosis)}` : ''}`);
+  return { rate, latency, sendLag, achievedRate: run.achievedRate, non2xx: run.non2xx, errors: run.errors, errorKinds: run.errorKinds, ...(diagnosis ? { web: diagnosis } : {}) };
+}
+
+/** Open-loop tail (work in progress). */
+export async function tailScenario(ctx: ScenarioContext): Promise<ScenarioOutput> {
+  const accounts = await spreadAccounts(ctx);
+  const endpoints = chatEndpoints(ctx);
+  const farebox = endpoints.find((e) => e.name === 'farebox') as Endpoint;
+  const rates = (process.env.BENCH_TAIL_RATES ?? '500').split(',').map(Number);
+  const runs: PacedRun[] = [];
+  for (const rate of rates) {
+    runs.push(await pacedRun(ctx, farebox, rate));
+    runs.push(await pacedRun(ctx, farebox, rate, accounts.map((a) => a.key), `, ${SPREAD_ACCOUNTS} accounts`));
+  }
+  return { rows: [], details: { runs } };
+}
