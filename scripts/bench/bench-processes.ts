@@ -31,6 +31,8 @@ export interface SpawnSpec {
   cwd: string;
   /** Raise the open-files limit of the child to this (within the hard limit) before it starts. */
   nofile?: number;
+  /** A command the node binary runs under (e.g. valgrind and its options). */
+  wrapper?: string[];
 }
 
 function readFrom(file: string, from: number): string {
@@ -65,7 +67,8 @@ export class ProcessGroup {
   spawn(spec: SpawnSpec): BenchProcess {
     const logFile = path.join(this.logDir, `${spec.name}.log`);
     const fd = openSync(logFile, 'a');
-    const argv = this.pin ? ['taskset', '-c', spec.core, process.execPath, ...spec.args] : [process.execPath, ...spec.args];
+    const node = [...(spec.wrapper ?? []), process.execPath, ...spec.args];
+    const argv = this.pin ? ['taskset', '-c', spec.core, ...node] : node;
     // `exec` keeps the pid, so the tracked pid is the node process itself.
     const [command, ...args] = spec.nofile === undefined ? argv : ['sh', '-c', 'ulimit -n "$0" && exec "$@"', String(spec.nofile), ...argv];
     const child = spawn(command as string, args, { cwd: spec.cwd, env: spec.env, stdio: ['ignore', fd, fd] });

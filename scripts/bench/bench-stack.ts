@@ -29,6 +29,8 @@ export interface BenchStack {
   readonly floorUrl: string;
   readonly webUrl: string;
   readonly web: BenchProcess;
+  /** How to start another web or floor proxy like the ones measured (node arguments, environment). */
+  readonly relays: { web: { args: string[]; env: NodeJS.ProcessEnv }; floor: (port: number) => string[] };
   /** The Portkey peer, or why it is not in this run. */
   readonly portkey: Peer | { failed: string };
   /** Most streams that can be held open given the open-files limits (see {@link fileLimits}). */
@@ -138,7 +140,6 @@ export async function startStack(setup: StackSetup, log: Log): Promise<BenchStac
     WORKER_CONCURRENCY: String(options.plan.jobsConcurrency),
     JOB_TIMEOUT_MS: '30000',
     SHUTDOWN_GRACE_MS: '10000',
-    ...(process.env.LEDGER_MAX_CONCURRENT_COMMITS ? { LEDGER_MAX_CONCURRENT_COMMITS: process.env.LEDGER_MAX_CONCURRENT_COMMITS } : {}),
   };
   log(`release step on database ${env.MONGODB_DB}`);
   runRelease(root, runtime, env);
@@ -146,9 +147,11 @@ export async function startStack(setup: StackSetup, log: Log): Promise<BenchStac
   const limits = fileLimits(options.plan.openStreams, log);
   const spawn = (name: string, core: string, args: string[]): BenchProcess => group.spawn({ name, core, args, env, cwd: root, nofile: limits.nofile });
   const mock = spawn('mock-upstream', LOAD_CORE, nodeArgs(runtime, 'scripts/bench/mock-upstream').concat(String(mockPort)));
-  const floor = spawn('floor-proxy', GATEWAY_CORE, nodeArgs(runtime, 'scripts/bench/floor-proxy').concat(String(floorPort), `http://127.0.0.1:${mockPort}`, upstreamKey));
+  const floorArgs = (port: number): string[] => nodeArgs(runtime, 'scripts/bench/floor-proxy').concat(String(port), `http://127.0.0.1:${mockPort}`, upstreamKey);
+  const floor = spawn('floor-proxy', GATEWAY_CORE, floorArgs(floorPort));
   const profile = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${logDir}`] : [];
-  const web = spawn('web', GATEWAY_CORE, nodeArgs(runtime, 'src/http/server', ['scripts/bench/web-probe'], ['--expose-gc', ...profile]));
+  const webArgs = nodeArgs(runtime, 'src/http/server', ['scripts/bench/web-probe'], ['--expose-gc']);
+  const web = spawn('web', GATEWAY_CORE, [...profile, ...(process.env.WEB_NODE_FLAGS?.split(' ') ?? []), ...webArgs]);
   const worker = spawn('worker', LOAD_CORE, nodeArgs(runtime, 'workers/main'));
   const mockUrl = `http://127.0.0.1:${mockPort}`;
   const floorUrl = `http://127.0.0.1:${floorPort}`;
@@ -167,6 +170,7 @@ export async function startStack(setup: StackSetup, log: Log): Promise<BenchStac
   const stores = trackStores(pinned, new Set(children.map((c) => c.pid)));
   return {
     runtime, pinned, runId, logDir, adminToken, mockUrl, floorUrl, webUrl, web, portkey, account, group, services,
+    relays: { web: { args: webArgs, env }, floor: floorArgs },
     openStreamsCap: limits.cap,
     mongoUri: services.mongoUri,
     redisUrl: services.redisUrl,

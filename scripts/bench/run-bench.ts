@@ -23,7 +23,7 @@ import { buildReport, type Measurement } from './report-rows.js';
 import { formatNotes, formatTable } from './report-table.js';
 import { ratesScenario } from './scenario-rates.js';
 import { throughputScenario } from './scenario-throughput.js';
-import { tailScenario } from './scenario-tail.js';
+import { tailScenario } from './scenario-tail-rows.js';
 
 const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
 

@@ -2,7 +2,7 @@ import { fundedAccount, type BenchAccount } from './bench-seed.js';
 import { chatBody, chatHeaders } from './chat-requests.js';
 import { summarize, type LatencySummary } from './latency-stats.js';
 import { pacedLoad } from './paced-load.js';
-import { chatEndpoints, settle, withCpu, type Endpoint, type ScenarioContext, type ScenarioOutput } from './scenario-context.js';
+import { settle, withCpu, type Endpoint, type ScenarioContext } from './scenario-context.js';
 import { diagnose, formatDiagnosis, snapshotWeb, type WebDiagnosis } from './web-diagnostics.js';
 
 /** Seconds of the unmeasured warm-up before each paced run. */
@@ -58,16 +58,3 @@ export async function pacedRun(ctx: ScenarioContext, endpoint: Endpoint, rate: n
   return { rate, latency, sendLag, achievedRate: run.achievedRate, non2xx: run.non2xx, errors: run.errors, errorKinds: run.errorKinds, ...(diagnosis ? { web: diagnosis } : {}) };
 }
 
-/** Open-loop tail (work in progress). */
-export async function tailScenario(ctx: ScenarioContext): Promise<ScenarioOutput> {
-  const accounts = await spreadAccounts(ctx);
-  const endpoints = chatEndpoints(ctx);
-  const farebox = endpoints.find((e) => e.name === 'farebox') as Endpoint;
-  const rates = (process.env.BENCH_TAIL_RATES ?? '500').split(',').map(Number);
-  const runs: PacedRun[] = [];
-  for (const rate of rates) {
-    runs.push(await pacedRun(ctx, farebox, rate));
-    runs.push(await pacedRun(ctx, farebox, rate, accounts.map((a) => a.key), `, ${SPREAD_ACCOUNTS} accounts`));
-  }
-  return { rows: [], details: { runs } };
-}
