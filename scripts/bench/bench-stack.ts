@@ -151,7 +151,7 @@ export async function startStack(setup: StackSetup, log: Log): Promise<BenchStac
   const floor = spawn('floor-proxy', GATEWAY_CORE, floorArgs(floorPort));
   const profile = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${logDir}`] : [];
   const webArgs = nodeArgs(runtime, 'src/http/server', ['scripts/bench/web-probe'], ['--expose-gc']);
-  const web = spawn('web', GATEWAY_CORE, [...profile, ...(process.env.WEB_NODE_FLAGS?.split(' ') ?? []), ...webArgs]);
+  const web = spawn('web', GATEWAY_CORE, [...profile, ...webArgs]);
   const worker = spawn('worker', LOAD_CORE, nodeArgs(runtime, 'workers/main'));
   const mockUrl = `http://127.0.0.1:${mockPort}`;
   const floorUrl = `http://127.0.0.1:${floorPort}`;

@@ -12,7 +12,7 @@ import type { ScenarioContext } from './scenario-context.js';
  * Requests sent before counting starts, so caches and pools are warm and the JIT has compiled
  * what is hot (with fewer, most of the count was still optimizing compilation).
  */
-const WARM_UP_REQUESTS = 1_200;
+const WARM_UP_REQUESTS = 600;
 /** Requests whose instructions are counted. */
 const COUNTED_REQUESTS = 200;
 /** Requests in flight at once, warming up and counted: a steady load, not one client idling. */
