@@ -1,5 +1,6 @@
 import type { ResolvedServices } from '../services/service-types.js';
 import type { DataLock } from './data-lock.js';
+import { launcherChain, watchLaunchers } from './launcher-watch.js';
 import { endProcesses } from './process-identity.js';
 import type { Supervisor } from './supervisor.js';
 import { TrackedProcesses } from './tracked-processes.js';
@@ -38,6 +39,12 @@ export class LocalRun {
   /** Installs the handlers; called before anything is started. */
   installHandlers(): void {
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => this.onSignal());
+    // Only ever a first stop: the launchers also end on a terminal's Ctrl-C, which is not a second one.
+    watchLaunchers(launcherChain(), () => {
+      if (this.stopping) return;
+      this.out.log('the npm that started this ended without stopping it: stopping');
+      void this.stop(0);
+    });
     process.on('uncaughtException', (err) => this.fail(`supervisor error: ${err.message}`));
     process.on('unhandledRejection', (err) => this.fail(`supervisor error: ${err instanceof Error ? err.message : String(err)}`));
     process.on('exit', () => {

@@ -120,6 +120,18 @@ describe('npm start in a scratch checkout: no orphans, no spinning, one owner pe
     record(`two at once, the one that ran: npm ${exit}`, left, `exit 2: ${line.trim()}`);
   }, TEST_MS);
 
+  it('SIGTERM to npm alone (not its group) still stops everything it started', async () => {
+    const port = await freePort();
+    const first = launch(port);
+    await up(first, port);
+    const sent = Date.now();
+    first.terminateNpmOnly();
+    const left = await leftovers();
+    expect(left, 'processes left after SIGTERM to npm alone').toEqual([]);
+    expect(first.output()).toContain('the npm that started this ended without stopping it: stopping');
+    record(`SIGTERM to npm alone, all gone after ${((Date.now() - sent) / 1000).toFixed(1)} s`, left, await nextStartWorks());
+  }, TEST_MS);
+
   it('a start right after the previous one was sent SIGTERM waits for it, then runs', async () => {
     const port = await freePort();
     const first = launch(port);

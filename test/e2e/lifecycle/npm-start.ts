@@ -12,6 +12,8 @@ export interface NpmStart {
   terminate(): void;
   /** SIGINT to the group: a Ctrl-C in the terminal. */
   interrupt(): void;
+  /** SIGTERM to npm alone, as `kill <pid>` or a process manager that signals one pid does. */
+  terminateNpmOnly(): void;
   /** SIGKILL to the group; cleanup only. */
   kill(): void;
 }
@@ -64,6 +66,13 @@ export function startNpm(dir: string, options: StartNpmOptions): NpmStart {
     hasExited: () => how !== undefined,
     terminate: () => signalGroup('SIGTERM'),
     interrupt: () => signalGroup('SIGINT'),
+    terminateNpmOnly: () => {
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        // npm gone
+      }
+    },
     kill: () => signalGroup('SIGKILL'),
   };
 }
