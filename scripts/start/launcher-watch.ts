@@ -1,20 +1,17 @@
 import { readFileSync } from 'node:fs';
-import { isRunning, refOf, type ProcessRef } from './process-identity.js';
+import { isRunning, parentOf, refOf, type ProcessRef } from './process-identity.js';
 
 /** Most ancestors looked at for the launching `npm` (npm → sh → tsx → this process). */
 const MAX_ANCESTORS = 4;
 /** How often the launchers are checked. */
 const CHECK_MS = 1_000;
 
-/** Parent pid and command line of `pid` from `/proc`, or undefined (gone, or no `/proc`). */
-function procOf(pid: number): { ppid: number; command: string } | undefined {
+/** The command line of `pid` as `ps` shows it, or '' (gone, or no `/proc`). */
+function commandOf(pid: number): string {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
-    return Number.isInteger(ppid) ? { ppid, command } : undefined;
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
   } catch {
-    return undefined;
+    return '';
   }
 }
 
@@ -30,13 +27,11 @@ function isNpm(command: string): boolean {
  */
 export function launcherChain(pid: number = process.pid): ProcessRef[] {
   const chain: ProcessRef[] = [];
-  let current = procOf(pid);
-  while (current && current.ppid > 1 && chain.length < MAX_ANCESTORS) {
-    const parent = procOf(current.ppid);
-    if (!parent) break;
-    chain.push(refOf(current.ppid));
-    if (isNpm(parent.command)) return chain;
-    current = parent;
+  let parent = parentOf(pid);
+  while (parent !== undefined && parent > 1 && chain.length < MAX_ANCESTORS) {
+    chain.push(refOf(parent));
+    if (isNpm(commandOf(parent))) return chain;
+    parent = parentOf(parent);
   }
   return chain.slice(0, 1);
 }

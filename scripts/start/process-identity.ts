@@ -8,13 +8,13 @@ export interface ProcessRef {
   readonly startTime?: string;
 }
 
-/** State letter and start time of `pid` from `/proc/<pid>/stat`, or undefined (gone, or no `/proc`). */
-function statOf(pid: number): { state: string; startTime: string } | undefined {
+/** State letter, parent pid and start time of `pid` from `/proc/<pid>/stat`, or undefined (gone, or no `/proc`). */
+function statOf(pid: number): { state: string; ppid: number; startTime: string } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) is in parentheses and may hold spaces, so count after it.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { state: fields[0] ?? '', startTime: fields[19] ?? '' };
+    return { state: fields[0] ?? '', ppid: Number(fields[1]), startTime: fields[19] ?? '' };
   } catch {
     return undefined;
   }
@@ -23,6 +23,11 @@ function statOf(pid: number): { state: string; startTime: string } | undefined {
 /** The start time of `pid` (clock ticks since boot), or undefined (no such process, or no `/proc`). */
 export function startTimeOf(pid: number): string | undefined {
   return statOf(pid)?.startTime;
+}
+
+/** The parent pid of `pid`, or undefined (no such process, or no `/proc`). */
+export function parentOf(pid: number): number | undefined {
+  return statOf(pid)?.ppid;
 }
 
 /** A reference to a running process, start time included where the system tells it. */
