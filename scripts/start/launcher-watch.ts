@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isRunning, parentOf, refOf, type ProcessRef } from './process-identity.js';
 
-/** Most ancestors looked at for the launching `npm` (npm → sh → tsx → this process). */
+/** Most ancestors looked at for the launching `npm` (npm → sh → this process, with room to spare). */
 const MAX_ANCESTORS = 4;
 /** How often the launchers are checked. */
 const CHECK_MS = 1_000;

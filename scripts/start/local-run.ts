@@ -11,7 +11,7 @@ export interface RunOutput {
   fail(message: string): void;
 }
 
-/** Signals within this long of the first are the same keypress delivered twice (terminal and tsx). */
+/** Signals within this long of the first are the same keypress delivered twice (terminal and a parent passing it on). */
 const SAME_KEYPRESS_MS = 1_000;
 
 /**
