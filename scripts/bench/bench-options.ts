@@ -1,5 +1,5 @@
 /** Scenario groups that can be run on their own with `--only=a,b`. */
-export const SCENARIO_GROUPS = ['throughput', 'rates', 'ttfb', 'open-streams', 'relay', 'queue', 'ledger', 'hostile', 'embeddings', 'tail'] as const;
+export const SCENARIO_GROUPS = ['throughput', 'rates', 'ttfb', 'open-streams', 'relay', 'queue', 'ledger', 'hostile', 'embeddings', 'tail', 'failover'] as const;
 export type ScenarioGroup = (typeof SCENARIO_GROUPS)[number];
 
 /** Sizes and durations of one benchmark run. */
@@ -30,6 +30,8 @@ export interface BenchPlan {
   ledgerCharges: number;
   /** Charges committed one at a time for the lone commit latency. */
   loneCommits: number;
+  /** Timed pairs (second route alone, failover) per failure kind. */
+  failoverSamples: number;
 }
 
 /** Parsed command line of `npm run bench -- [flags]`. */
@@ -61,6 +63,7 @@ const FULL: BenchPlan = {
   bigImageSamples: 10,
   ledgerCharges: 60_000,
   loneCommits: 200,
+  failoverSamples: 60,
 };
 
 const QUICK: BenchPlan = {
@@ -76,6 +79,7 @@ const QUICK: BenchPlan = {
   bigImageSamples: 5,
   ledgerCharges: 20_000,
   loneCommits: 100,
+  failoverSamples: 20,
 };
 
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'silent']);

@@ -98,7 +98,8 @@ function trackStores(pinned: boolean, known: ReadonlySet<number>): Tracked[] {
   });
 }
 
-function runRelease(root: string, runtime: 'dist' | 'tsx', env: NodeJS.ProcessEnv): void {
+/** The release step (indexes, catalog) for the database and settings `env` names. */
+export function runRelease(root: string, runtime: 'dist' | 'tsx', env: NodeJS.ProcessEnv): void {
   const result = spawnSync(process.execPath, nodeArgs(runtime, 'scripts/release'), { cwd: root, env, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`release step failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
 }

@@ -10,6 +10,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
  * a usage chunk and `[DONE]`. With `hold` the stream stays open after the first chunk, sending
  * a chunk every `gap` ms, until `POST /control/release` (or two minutes, so nothing hangs).
  *
+ * Under `/fail/<kind>/` every call fails the way a vendor does, for the failover rows: `429`,
+ * `500`, `503`, `529` and `401` answer that status with an error body, `reset` destroys the
+ * connection before any byte, and `stall` never answers.
+ *
  * `POST /v1/embeddings` answers one fixed vector per input (`dimensions` long, default 1536)
  * with usage, in OpenAI's shape; answers are cached by input count and length.
  */
@@ -122,7 +126,22 @@ function embeddingsReply(res: ServerResponse, body: string): void {
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length }).end(answer);
 }
 
+const FAILURE_BODIES: Record<string, string> = {
+  '401': '{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}',
+  '429': '{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}',
+};
+
+/** Fails a call under `/fail/<kind>/`; false when the path asks for no failure. */
+function failed(req: IncomingMessage, res: ServerResponse): boolean {
+  const kind = /^\/fail\/([a-z0-9]+)\//.exec(req.url ?? '')?.[1];
+  if (kind === undefined) return false;
+  if (kind === 'reset') req.socket.destroy();
+  else if (kind !== 'stall') res.writeHead(Number(kind) || 500, { 'content-type': 'application/json' }).end(FAILURE_BODIES[kind] ?? '{"error":{"message":"upstream failure"}}');
+  return true;
+}
+
 function handle(req: IncomingMessage, res: ServerResponse, body: string): void {
+  if (failed(req, res)) return;
   if (req.method === 'GET' && req.url === '/health') {
     res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     return;

@@ -24,6 +24,7 @@ import { formatNotes, formatTable } from './report-table.js';
 import { ratesScenario } from './scenario-rates.js';
 import { throughputScenario } from './scenario-throughput.js';
 import { tailScenario } from './scenario-tail-rows.js';
+import { failoverScenario } from './scenario-failover.js';
 
 const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
 
@@ -39,6 +40,7 @@ const SCENARIOS: ReadonlyArray<[ScenarioGroup, (ctx: ScenarioContext) => Promise
   ['ledger', ledgerScenario],
   ['hostile', hostileScenario],
   ['embeddings', embeddingsScenario],
+  ['failover', failoverScenario],
 ];
 
 function layout(pinned: boolean): string {

@@ -35,9 +35,15 @@ interface Waiter {
   settle(outcome: JobOutcome): void;
 }
 
+/**
+ * A job that vanished from the queue before finishing. Only Redis losing data does that (a
+ * failover to a replica that had not seen it, a restart without persistence), so it is the
+ * store's transient failure, answered like the others: 503 with Retry-After. Nothing was
+ * charged for it: the result, if any, never reached the web.
+ */
 const lost = (): JobOutcome => ({
   status: 'failed',
-  error: new GatewayError('upstream_error', 'The job was lost before it finished; retry the request.'),
+  error: new GatewayError('service_unavailable', 'The job was lost in a queue store failover before it finished; retry the request.', { retryAfterSeconds: 1 }),
 });
 
 /**

@@ -70,6 +70,21 @@ describe('JobAwaiter backstop', () => {
     expect(seen[0]?.timing.finishedAt).toBeGreaterThanOrEqual(seen[0]?.timing.startedAt ?? Infinity);
   });
 
+  it('answers 503 with Retry-After for a job the queue lost (Redis failed over without it)', async () => {
+    const awaiter = new JobAwaiter({ images: queue, ocr: queue }, { images: deafEvents(), ocr: deafEvents() }, store, log, 50);
+    await worker.pause();
+    const id = uniqueName('job');
+    const pending = awaiter.register('images', id);
+    await queue.add('generate', {}, { jobId: id });
+    // What a promoted replica that never saw the job shows: no job, no result.
+    await queue.remove(id);
+    const outcome = await pending.wait(10_000);
+    expect(outcome.status).toBe('failed');
+    if (outcome.status !== 'failed') return;
+    expect([outcome.error.code, outcome.error.status, outcome.error.retryAfterSeconds]).toEqual(['service_unavailable', 503, 1]);
+    worker.resume();
+  });
+
   it('times out with 504 while nothing finishes', async () => {
     const awaiter = new JobAwaiter({ images: queue, ocr: queue }, { images: deafEvents(), ocr: deafEvents() }, store, log, 50);
     await worker.pause();
