@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestGateway } from '../../helpers/test-gateway.js';
 import { testEnv } from '../../helpers/test-gateway.js';
+import { waitFor } from '../../helpers/wait-for.js';
 import { streamChat } from '../chat/chat-client.js';
 import { accountWithKey, startLimitsGateway } from './limits-fixtures.js';
 
@@ -34,8 +35,9 @@ describe('holds last as long as their request', () => {
   it('keeps the hold and the stream slot of a stream that outlives several hold lifetimes', async () => {
     const { accountId, keyId, raw } = await accountWithKey(gw.url, 1, { limits: { concurrent_streams: 1 } });
     const running = streamChat(gw.url, raw, slow(25));
-    // Wait until the stream is admitted.
-    for (let i = 0; i < 100 && (await held(accountId, keyId)).holds === 0; i++) await sleep(20);
+    // Until the stream is admitted (a busy machine may take seconds): a probe sent earlier would
+    // take the key's one stream slot itself and leave the long stream the 429.
+    await waitFor('the long stream to be admitted', async () => (await held(accountId, keyId)).holds === 1, { timeoutMs: 20_000 });
     const seen: Array<{ holds: number; slots: number }> = [];
     const refusals: number[] = [];
     // Sampled across more than three hold lifetimes while the stream runs.
