@@ -73,6 +73,8 @@ export function expectWellFormed(status: number, headers: Headers, body: unknown
     type: expect.any(String),
     code: expect.any(String),
     param: error?.param === null ? null : expect.any(String),
+    // The one documented addition: a refusal for max_cost carries the quote it was judged on.
+    ...(error?.code === 'max_cost_exceeded' ? { quote: expect.objectContaining({ hold_usd: expect.any(String), lines: expect.any(Array) }) } : {}),
   });
   const row = ERROR_TABLE[String(error?.code) as ErrorCode];
   expect(row, `${what}: code ${String(error?.code)} in the error table`).toBeDefined();
