@@ -25,8 +25,8 @@ async function callRoute(ctx: ProcessorContext, data: ImagesJob, images: ImagesC
     ...(params.outputFormat === undefined ? {} : { outputFormat: params.outputFormat }),
   };
   if (data.op === 'generate') return images.generate(call);
-  const files = await Promise.all(data.images.map((ref) => loadBlob(ctx, data.requestId, ref)));
-  const mask = data.mask === undefined ? undefined : await loadBlob(ctx, data.requestId, data.mask);
+  const files = await Promise.all(data.images.map((ref) => loadBlob(ctx, data, ref)));
+  const mask = data.mask === undefined ? undefined : await loadBlob(ctx, data, data.mask);
   return images.edit({ ...call, images: files, ...(mask === undefined ? {} : { mask }) });
 }
 

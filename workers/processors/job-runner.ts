@@ -42,13 +42,19 @@ function jobFailure(thrown: unknown, abandoned: boolean): Error {
   return new Error(encodeJobError(err));
 }
 
-/** Reads one stored input; a missing one means the request expired or was abandoned. */
-export async function loadBlob(ctx: ProcessorContext, requestId: string, ref: BlobRef): Promise<ImageFile> {
-  const data = await ctx.store.getInput(requestId, ref.name);
-  if (data === null) {
-    throw new PermanentJobError(new GatewayError('upstream_timeout', 'The request expired before its job could run.'));
-  }
-  return { data, filename: ref.filename, contentType: ref.contentType };
+/**
+ * Reads one stored input. Inputs live until the job's deadline, so one missing after it means
+ * the request expired; one missing before it was lost by Redis (a failover to a replica that had
+ * not seen it): the store's transient failure, a 503 the client's retry gets past.
+ */
+export async function loadBlob(ctx: ProcessorContext, job: { requestId: string; deadline: number }, ref: BlobRef): Promise<ImageFile> {
+  const data = await ctx.store.getInput(job.requestId, ref.name);
+  if (data !== null) return { data, filename: ref.filename, contentType: ref.contentType };
+  throw new PermanentJobError(
+    Date.now() < job.deadline
+      ? new GatewayError('service_unavailable', "The job's input was lost in a queue store failover; retry the request.", { retryAfterSeconds: 1 })
+      : new GatewayError('upstream_timeout', 'The request expired before its job could run.'),
+  );
 }
 
 /** When the job was queued and when this attempt started. */

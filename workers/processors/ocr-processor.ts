@@ -16,7 +16,7 @@ export function ocrProcessor(ctx: ProcessorContext): (job: Job<OcrJob>) => Promi
   return (job) =>
     runJob(job, ctx, async (signal): Promise<JobWork> => {
       const { data } = job;
-      const file = await loadBlob(ctx, data.requestId, data.document);
+      const file = await loadBlob(ctx, data, data.document);
       const document: OcrDocument =
         data.document.kind === 'pdf' ? { kind: 'pdf', data: file.data } : { kind: 'image', data: file.data, contentType: file.contentType };
       const recognize = (ocr: OcrCapability, route: JobModel) => ocr.recognize({ upstreamModel: route.upstreamModel, document, signal, ...(data.options ? { options: data.options } : {}) });
