@@ -15,7 +15,8 @@ export const BENCH_EMBEDDING_MODEL = 'bench/embed';
 /** The same id as `<vendor>/<model>` path segments. */
 const BENCH_MODEL_PATH = '/v1/admin/models/bench/fast';
 
-async function admin(baseUrl: string, token: string, method: string, path: string, body: unknown): Promise<Record<string, unknown>> {
+/** One call of the operator API; throws with the answer on anything but 2xx. */
+export async function admin(baseUrl: string, token: string, method: string, path: string, body: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(`${baseUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

@@ -4,7 +4,7 @@ import { findFreePort } from '../services/free-port.js';
 import { repoRoot } from '../services/farebox-paths.js';
 import { dropBenchData } from './bench-cleanup.js';
 import { waitHttpReady } from './bench-processes.js';
-import { BENCH_CHAT_MODEL, seedBench, type BenchAccount } from './bench-seed.js';
+import { admin, BENCH_CHAT_MODEL, seedBench, type BenchAccount } from './bench-seed.js';
 import { GATEWAY_CORE, runRelease } from './bench-stack.js';
 import { NOT_MEASURED } from './bench-targets.js';
 import { chatBody, chatHeaders } from './chat-requests.js';
@@ -63,22 +63,17 @@ async function writeProviders(ctx: ScenarioContext): Promise<string> {
 /** A model per kind whose first route fails that way and whose second is the mock's. */
 async function seedModels(url: string, token: string): Promise<void> {
   for (const k of KINDS) {
-    const res = await fetch(`${url}/v1/admin/models/bench/failover-${k.id}`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        name: `Bench failover after ${k.label}`,
-        kind: 'chat',
-        pricing: { prompt: '0.000001', completion: '0.000002' },
-        capabilities: [],
-        context_length: 32_768,
-        routes: [
-          { provider: `fail-${k.id}`, upstream_model: 'bench-fast' },
-          { provider: 'openai', upstream_model: 'bench-fast' },
-        ],
-      }),
+    await admin(url, token, 'PUT', `/v1/admin/models/bench/failover-${k.id}`, {
+      name: `Bench failover after ${k.label}`,
+      kind: 'chat',
+      pricing: { prompt: '0.000001', completion: '0.000002' },
+      capabilities: [],
+      context_length: 32_768,
+      routes: [
+        { provider: `fail-${k.id}`, upstream_model: 'bench-fast' },
+        { provider: 'openai', upstream_model: 'bench-fast' },
+      ],
     });
-    if (!res.ok) throw new Error(`seeding bench/failover-${k.id}: ${res.status} ${await res.text()}`);
   }
 }
 

@@ -42,13 +42,12 @@ export function launcherChain(pid: number = process.pid): ProcessRef[] {
  * ran, but never reaches this process: without the watch, the stores, web and worker would run
  * on as orphans holding the data folder. The timer does not keep the process alive.
  */
-export function watchLaunchers(chain: readonly ProcessRef[], onGone: () => void, everyMs: number = CHECK_MS): () => void {
-  if (chain.length === 0) return () => undefined;
+export function watchLaunchers(chain: readonly ProcessRef[], onGone: () => void, everyMs: number = CHECK_MS): void {
+  if (chain.length === 0) return;
   const timer = setInterval(() => {
     if (chain.every(isRunning)) return;
     clearInterval(timer);
     onGone();
   }, everyMs);
   timer.unref();
-  return () => clearInterval(timer);
 }
