@@ -23,6 +23,8 @@ export interface ChatFront {
 /** Through the chat adapters, with this front's wire format on the way out. */
 export interface TranslatedPlan {
   readonly kind: 'chat';
+  /** Response headers this translation adds (e.g. the hosted tools it left out). */
+  readonly headers?: Readonly<Record<string, string>>;
   /** The non-streamed answer, built from the chat completion body. */
   answer(completion: Record<string, unknown>): unknown;
   /** A chunk sink that writes this front's events. */

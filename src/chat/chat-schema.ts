@@ -20,7 +20,8 @@ export const MAX_SCHEMA_DEPTH = 32;
 /** Most values (objects, arrays, scalars) in one such schema. */
 export const MAX_SCHEMA_NODES = 10_000;
 
-const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+/** Function names as the most permissive vendor takes them (Anthropic: 128 characters); an upstream with a tighter rule answers for itself. */
+const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
 /** Depth and node count of a JSON value, walked iteratively and stopped at the limits. */
 function schemaProblem(value: unknown): string | undefined {
   const stack: Array<[unknown, number]> = [[value, 1]];
@@ -82,7 +83,7 @@ const message = z.discriminatedUnion('role', [
 const tool = z.looseObject({
   type: z.literal('function'),
   function: z.looseObject({
-    name: z.string().regex(FUNCTION_NAME, 'must match ^[a-zA-Z0-9_-]{1,64}$'),
+    name: z.string().regex(FUNCTION_NAME, 'must match ^[a-zA-Z0-9_-]{1,128}$'),
     description: z.string().optional(),
     parameters: jsonSchema.optional(),
     strict: z.boolean().nullable().optional(),
@@ -100,7 +101,7 @@ const responseFormat = z.discriminatedUnion('type', [
   z.looseObject({
     type: z.literal('json_schema'),
     json_schema: z.looseObject({
-      name: z.string().regex(FUNCTION_NAME, 'must match ^[a-zA-Z0-9_-]{1,64}$'),
+      name: z.string().regex(FUNCTION_NAME, 'must match ^[a-zA-Z0-9_-]{1,128}$'),
       description: z.string().optional(),
       schema: jsonSchema,
       strict: z.boolean().nullable().optional(),

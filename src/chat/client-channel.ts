@@ -20,6 +20,8 @@ export interface ClientChannel {
   /** Fires when the client goes away before the response ended. */
   readonly signal: AbortSignal;
   readonly events: EventSink;
+  /** Adds headers to the response, streamed or not (ignored once they were sent). */
+  setHeaders(headers: Readonly<Record<string, string>>): void;
   /** Stops watching the connection (the request is over). */
   dispose(): void;
 }

@@ -23,6 +23,7 @@ async function runPlan(deps: ChatServiceDeps, admitted: AdmittedChat, plan: Fron
     await plan.stream(channel.events, signal);
     return undefined;
   }
+  if (plan.headers !== undefined) channel.setHeaders(plan.headers);
   if (!stream) return plan.answer(await completeChat(deps, admitted, signal));
   await streamChat(deps, admitted, plan.sink(channel.events), signal);
   return undefined;

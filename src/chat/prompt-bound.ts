@@ -29,6 +29,8 @@ const NOT_INPUT: ReadonlySet<string> = new Set([
 export interface HoldInputs {
   /** A field whose billed size cannot be known here (a document by URL or file id, a server tool's results). */
   readonly unboundedParam?: string;
+  /** Texts a relayed request sends that its chat form does not carry (tool definitions chat has no form for, …). */
+  readonly extraTexts?: readonly string[];
 }
 
 /** The texts and images of a request that upstreams bill as input, and the overheads around them. */
@@ -80,6 +82,7 @@ export async function promptTokenBound(body: ChatRequestBody, model: CatalogMode
     throw new GatewayError('invalid_request', `${inputs.unboundedParam} cannot be sized before the call, and this model declares no context length to hold instead`, { param: inputs.unboundedParam });
   }
   const parts = promptParts(body);
+  if (inputs.extraTexts !== undefined) parts.texts.push(...inputs.extraTexts);
   const budget = boundBudget();
   const perPiece = model.doc.tokenizer === 'o200k' ? (piece: string) => boundPiece(piece, budget) : anyVocabularyPieceBound;
   const text = await sumPieces(parts.texts, perPiece);

@@ -43,6 +43,7 @@ const schema = z
     HOLD_TTL_SECONDS: int(600, 1),
     MAX_REQUEST_SECONDS: int(3600, 1),
     USAGE_GRACE_MS: int(5_000, 0),
+    COUNT_TOKENS_RPM: int(600, 1),
     SHUTDOWN_GRACE_MS: int(25_000, 0),
     DOCUMENT_FETCH_ALLOW_LOOPBACK: flag,
     CHARGE_SPOOL_DIR: z.string().default('.farebox/spool'),
@@ -101,6 +102,8 @@ export interface Config {
   readonly upstream: { readonly connectMs: number; readonly firstByteMs: number; readonly idleMs: number };
   readonly jobTimeoutMs: number;
   readonly holdTtlSeconds: number;
+  /** Token counts (`count_tokens`, `input_tokens`) one key may ask for per minute: never charged, so limited on their own. */
+  readonly countTokensRpm: number;
   /**
    * How long one chat request may run (`maxRequestMs`: its upstream call is then ended with
    * the usage produced, so no hold is held forever), and how long a stream whose client left
@@ -196,6 +199,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     },
     jobTimeoutMs: e.JOB_TIMEOUT_MS,
     holdTtlSeconds: e.HOLD_TTL_SECONDS,
+    countTokensRpm: e.COUNT_TOKENS_RPM,
     requestTiming: { maxRequestMs: e.MAX_REQUEST_SECONDS * 1000, usageGraceMs: e.USAGE_GRACE_MS },
     routes: { retryBudgetMs: e.ROUTE_RETRY_BUDGET_MS, breakerFailures: e.ROUTE_BREAKER_FAILURES, breakerCooldownMs: e.ROUTE_BREAKER_COOLDOWN_MS },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,

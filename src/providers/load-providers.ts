@@ -13,6 +13,8 @@ const entrySchema = z
     base_url: z.url({ protocol: /^https?$/ }).optional(),
     api_key_env: z.union([envName, z.array(envName).min(1).max(32)]).optional(),
     output_limit_field: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
+    // The upstream also speaks OpenAI's Responses API (`POST /responses`), so `/v1/responses` is relayed to it as is.
+    responses_api: z.boolean().optional(),
   })
   .strict()
   .refine((entry) => entry.kind === 'local' || entry.base_url !== undefined, { message: 'base_url is required', path: ['base_url'] })
@@ -69,6 +71,7 @@ export function loadProviders(fileText: string, env: Readonly<Record<string, str
     // One key needs no pool: the adapter's own header carries it.
     if (keys.length > 1) out.apiKeys = keys;
     if (entry.output_limit_field !== undefined) out.outputLimitField = entry.output_limit_field;
+    if (entry.responses_api === true) out.responsesApi = true;
     return out;
   });
 }

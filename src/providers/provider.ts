@@ -1,7 +1,7 @@
 import type { ChatCapability } from './chat/chat-types.js';
 import type { EmbeddingsCapability } from './embeddings/embeddings-types.js';
 import type { ImagesCapability } from './images/image-types.js';
-import type { MessagesCapability } from './messages/messages-relay-types.js';
+import type { InputTokensCapability, RelayCapability } from './relay/relay-types.js';
 import type { OcrCapability } from './ocr/ocr-types.js';
 
 /** The kinds of provider the gateway can speak to. */
@@ -21,6 +21,8 @@ export interface ProviderConfig {
   apiKeys?: Array<{ env: string; value: string }>;
   /** The request field the vendor honours as the output limit (default `max_tokens`). */
   outputLimitField?: OutputLimitField;
+  /** The upstream speaks OpenAI's Responses API too (kind `openai`). */
+  responsesApi?: boolean;
 }
 
 /** Request fields that carry a chat answer's output limit. */
@@ -35,7 +37,11 @@ export interface ProviderAdapter {
   readonly kind: ProviderKind;
   readonly chat?: ChatCapability;
   /** Anthropic's Messages API spoken natively: `/v1/messages` is relayed without translation. */
-  readonly messages?: MessagesCapability;
+  readonly messages?: RelayCapability;
+  /** OpenAI's Responses API spoken natively: `/v1/responses` is relayed without translation. */
+  readonly responses?: RelayCapability;
+  /** The upstream's own input token count for each relayed API it speaks. */
+  readonly inputTokens?: { readonly messages?: InputTokensCapability; readonly responses?: InputTokensCapability };
   readonly images?: ImagesCapability;
   readonly ocr?: OcrCapability;
   /** `POST /v1/embeddings`. */

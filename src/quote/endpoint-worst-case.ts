@@ -6,19 +6,13 @@ import type { ChatServiceDeps } from '../chat/chat-service-deps.js';
 import type { ChatFront } from '../chat/chat-front.js';
 import { chatWorstCase, holdLinesWire } from '../chat/chat-worst-case.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { chatCompletionsFront } from '../fronts/chat-completions-front.js';
-import { messagesFront } from '../fronts/messages/messages-front.js';
-import { messagesRequestSchema } from '../fronts/messages/messages-schema.js';
-import { responsesFront } from '../fronts/responses/responses-front.js';
-import { responsesRequestSchema } from '../fronts/responses/responses-schema.js';
+import { doorFront } from '../fronts/door-table.js';
 import { parseEditRequest, parseGenerateRequest } from '../images/image-schema.js';
 import { imageWorstCase } from '../images/image-service.js';
 import type { KeyDoc } from '../keys/key-types.js';
 import { ocrCostOfPages } from '../ocr/ocr-estimate.js';
 import { ocrWorstCase } from '../ocr/ocr-service.js';
 import type { QueuedServiceDeps } from '../queue/queued-service-deps.js';
-import type { JsonRecord } from '../providers/http/narrow.js';
-import { validate } from '../validation/validate.js';
 
 /** What a quote needs: the chat and queued services' deps (no queue is used). */
 export type QuoteDeps = ChatServiceDeps & Pick<QueuedServiceDeps, 'providers' | 'config' | 'admission' | 'catalog'>;
@@ -89,11 +83,9 @@ async function ocrFront(deps: QuoteDeps, key: KeyDoc, body: unknown): Promise<En
 export function endpointWorstCase(deps: QuoteDeps, key: KeyDoc, endpoint: QuoteEndpoint, body: unknown): Promise<EndpointWorstCase> {
   switch (endpoint) {
     case 'chat/completions':
-      return chatFront(deps, key, chatCompletionsFront(body));
     case 'responses':
-      return chatFront(deps, key, responsesFront(validate(responsesRequestSchema, body)));
     case 'messages':
-      return chatFront(deps, key, messagesFront(deps, { request: validate(messagesRequestSchema, body), body: body as JsonRecord }));
+      return chatFront(deps, key, doorFront(deps, endpoint, body));
     case 'images/generations':
       return imagesFront(deps, key, body, false);
     case 'images/edits':

@@ -1,16 +1,17 @@
 import type { AdmittedChat } from '../../chat/chat-admit.js';
-import type { ChatFront, FrontPlan, RelayPlan } from '../../chat/chat-front.js';
+import type { ChatFront, FrontPlan } from '../../chat/chat-front.js';
 import type { ChatServiceDeps } from '../../chat/chat-service-deps.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { JsonRecord } from '../../providers/http/narrow.js';
 import { translatingSink } from '../stream-translator.js';
 import { messagesHoldInputs } from './messages-hold.js';
 import { completionToMessage, messageId, messagesStreamHeaders } from './messages-output.js';
-import { completeRelayed, type RelayedRequest } from './messages-relay.js';
-import { streamRelayed } from './messages-relay-stream.js';
+import { relayPlan } from '../relay/relay-plan.js';
+import { messagesWire } from './messages-wire.js';
 import type { MessagesRequest } from './messages-schema.js';
 import { MessagesStreamTranslator } from './messages-stream.js';
-import { messagesToChat, untranslatableParam } from './messages-to-chat.js';
+import { messagesToChat, serverToolTypes, untranslatableParam } from './messages-to-chat.js';
+import { omittedToolsHeader } from '../omitted-tools.js';
 
 /** A Messages request as it arrived: parsed, and the client's own body to relay unchanged. */
 export interface MessagesInput {
@@ -20,25 +21,30 @@ export interface MessagesInput {
   readonly beta?: string;
 }
 
-function relayPlan(deps: ChatServiceDeps, relayed: RelayedRequest): RelayPlan {
-  return {
-    kind: 'relay',
-    complete: (signal) => completeRelayed(deps, relayed, signal),
-    stream: (events, signal) => streamRelayed(deps, relayed, events, signal),
-  };
+/** A server tool the client forces with `tool_choice` cannot be left out: the turn would mean something else. */
+function refuseForcedServerTool(request: MessagesRequest): void {
+  const choice = request.tool_choice;
+  if (choice?.type !== 'tool') return;
+  const forced = (request.tools ?? []).find((t) => t.name === choice.name && !('input_schema' in t && t.input_schema !== undefined));
+  if (forced !== undefined) {
+    throw new GatewayError('invalid_request', `tool_choice forces the server tool ${choice.name} (${String(forced.type)}), which only a model served through Anthropic's Messages API can run`, { param: 'tool_choice' });
+  }
 }
 
 async function translatedPlan(input: MessagesInput, admitted: AdmittedChat): Promise<FrontPlan> {
   const untranslatable = untranslatableParam(input.request);
   if (untranslatable !== undefined) {
-    throw new GatewayError('invalid_request', `${untranslatable} needs a model whose provider speaks the Messages API natively (server tools, documents, search results)`, { param: untranslatable });
+    throw new GatewayError('invalid_request', `${untranslatable} is a file only a model served through Anthropic's Messages API can read`, { param: untranslatable });
   }
+  refuseForcedServerTool(input.request);
+  const omitted = serverToolTypes(input.request);
   const id = messageId(admitted.requestId);
   // message_start reports the prompt's size before the upstream's own count arrives.
   const inputTokens = admitted.body.stream === true ? await admitted.promptTokens() : 0;
   const translator = (): MessagesStreamTranslator => new MessagesStreamTranslator({ id, model: admitted.model.id, inputTokens });
   return {
     kind: 'chat',
+    ...(omitted.length > 0 ? { headers: omittedToolsHeader(omitted) } : {}),
     answer: (completion) => completionToMessage(id, admitted.model.id, completion),
     sink: (events) => translatingSink(events, translator(), messagesStreamHeaders(admitted.requestId)),
   };
@@ -58,7 +64,7 @@ export function messagesFront(deps: ChatServiceDeps, input: MessagesInput): Chat
     plan(admitted) {
       const relay = deps.providers.get(admitted.providerId).messages;
       if (relay === undefined) return translatedPlan(input, admitted);
-      return relayPlan(deps, { admitted, relay, body: input.body, ...(input.beta !== undefined ? { beta: input.beta } : {}) });
+      return relayPlan(deps, { admitted, relay, wire: messagesWire, body: input.body, ...(input.beta !== undefined ? { beta: input.beta } : {}) });
     },
   };
 }

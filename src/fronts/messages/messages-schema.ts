@@ -12,10 +12,12 @@ const imageBlock = z.looseObject({
   ]),
 });
 const toolUseBlock = z.looseObject({ type: z.literal('tool_use'), id: z.string().min(1), name: z.string().min(1), input: z.unknown() });
+/** A block nested in a tool result: text and images map to chat, any other type is relayed as is. */
+const nestedBlock = z.looseObject({ type: z.string().min(1) });
 const toolResultBlock = z.looseObject({
   type: z.literal('tool_result'),
   tool_use_id: z.string().min(1),
-  content: z.union([z.string(), z.array(z.union([textBlock, imageBlock]))]).optional(),
+  content: z.union([z.string(), z.array(nestedBlock)]).optional(),
   is_error: z.boolean().optional(),
 });
 const thinkingBlock = z.looseObject({ type: z.literal('thinking'), thinking: z.string() });
@@ -46,16 +48,21 @@ export type ContentBlock = z.output<typeof translatedBlock>;
 /** Any content block, as parsed. */
 export type AnyContentBlock = z.output<typeof contentBlockSchema>;
 
-const message = z.looseObject({
-  role: z.enum(['user', 'assistant']),
-  content: z.union([z.string(), z.array(contentBlockSchema)]),
-});
+/**
+ * A conversation turn. Besides user and assistant turns, the API takes `system` turns in the
+ * middle of a conversation (text only), which coding agents send to add instructions as they go.
+ */
+const message = z.discriminatedUnion('role', [
+  z.looseObject({ role: z.literal('user'), content: z.union([z.string(), z.array(contentBlockSchema)]) }),
+  z.looseObject({ role: z.literal('assistant'), content: z.union([z.string(), z.array(contentBlockSchema)]) }),
+  z.looseObject({ role: z.literal('system'), content: z.union([z.string(), z.array(textBlock)]) }),
+]);
 /** A request message as parsed. */
 export type MessagesMessage = z.output<typeof message>;
 
 const customTool = z.looseObject({
-  type: z.literal('custom').optional(),
-  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must match ^[a-zA-Z0-9_-]{1,64}$'),
+  type: z.literal('custom').nullable().optional(),
+  name: z.string().regex(/^[a-zA-Z0-9_-]{1,128}$/, 'must match ^[a-zA-Z0-9_-]{1,128}$'),
   description: z.string().optional(),
   input_schema: jsonObject,
 });
@@ -73,10 +80,19 @@ const toolChoice = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('tool'), name: z.string().min(1) }),
 ]);
 
-const thinking = z.discriminatedUnion('type', [
-  z.looseObject({ type: z.literal('enabled'), budget_tokens: z.number().int().positive().max(MAX_OUTPUT_TOKENS) }),
-  z.looseObject({ type: z.literal('disabled') }),
-]);
+const enabledThinking = z.looseObject({ type: z.literal('enabled'), budget_tokens: z.number().int().positive().max(MAX_OUTPUT_TOKENS) });
+/**
+ * The thinking setting: a token budget must be a valid one (it bounds the hold); `adaptive`
+ * (the model decides, `display` says whether the text is shown), `disabled` and any newer type
+ * pass as the vendor takes them.
+ */
+const thinking = z.looseObject({ type: z.string().min(1) }).transform((value, ctx) => {
+  if (value.type !== 'enabled') return value as { type: string; display?: unknown };
+  const parsed = enabledThinking.safeParse(value);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.issues.push({ code: 'custom', message: issue.message, path: issue.path, input: value });
+  return z.NEVER;
+});
 
 /** Anthropic's Messages API request, as this service accepts it. */
 export const messagesRequestSchema = z.looseObject({
@@ -87,7 +103,9 @@ export const messagesRequestSchema = z.looseObject({
   tools: z.array(tool).max(128).optional(),
   tool_choice: toolChoice.optional(),
   thinking: thinking.optional(),
-  stop_sequences: z.array(z.string()).max(4).optional(),
+  stop_sequences: z.array(z.string()).optional(),
+  output_config: z.looseObject({ effort: z.string().nullable().optional() }).nullable().optional(),
+  metadata: z.looseObject({ user_id: z.string().nullable().optional() }).nullable().optional(),
   temperature: z.number().min(0).max(1).optional(),
   top_p: z.number().min(0).max(1).optional(),
   stream: z.boolean().optional(),

@@ -1,4 +1,5 @@
 import type { ChatMessage, ContentPart, ToolCall } from '../../providers/chat/chat-types.js';
+import { MAX_STOP_SEQUENCES } from '../../chat/chat-schema.js';
 import { TRANSLATED_BLOCK_TYPES, type AnyContentBlock, type ContentBlock, type MessagesMessage, type MessagesRequest } from './messages-schema.js';
 
 function imagePart(block: Extract<ContentBlock, { type: 'image' }>): ContentPart {
@@ -9,7 +10,7 @@ function imagePart(block: Extract<ContentBlock, { type: 'image' }>): ContentPart
 
 function resultText(block: Extract<ContentBlock, { type: 'tool_result' }>): string {
   const content = block.content ?? '';
-  const text = typeof content === 'string' ? content : content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+  const text = typeof content === 'string' ? content : content.map((b) => (b.type === 'text' && typeof b.text === 'string' ? b.text : '')).join('');
   return block.is_error === true ? `Error: ${text}` : text;
 }
 
@@ -51,6 +52,8 @@ function isTranslated(block: AnyContentBlock): block is ContentBlock {
 export function messagesToChatMessages(messages: readonly MessagesMessage[]): ChatMessage[] {
   return messages.flatMap((m): ChatMessage[] => {
     if (typeof m.content === 'string') return [{ role: m.role, content: m.content }];
+    // A system turn mid-conversation stays system content where it stands.
+    if (m.role === 'system') return [{ role: 'system', content: m.content.map((b) => b.text).join('\n') }];
     const blocks = m.content.filter(isTranslated);
     const mapped = m.role === 'user' ? userMessages(blocks) : [assistantMessage(blocks)];
     const others = m.content.filter((block) => !isTranslated(block));
@@ -58,16 +61,20 @@ export function messagesToChatMessages(messages: readonly MessagesMessage[]): Ch
   });
 }
 
+/** Blocks whose content is a file the vendor reads itself: no text form carries them to another kind. */
+const FILE_BLOCKS: ReadonlySet<string> = new Set(['document', 'container_upload']);
+
 /**
- * Where the request uses what only a provider speaking the Messages API can serve (server
- * tools; document, search_result, server_tool_use … blocks), as a parameter path; undefined
- * when the whole request translates to chat.
+ * Where the request carries what only a provider speaking the Messages API can read (a
+ * document or an uploaded file), as a parameter path; undefined when the whole request
+ * translates to chat. Server tools are left out of a translated request instead (see
+ * serverToolTypes), and other vendor blocks (search results, server tool calls and their
+ * results) travel as their JSON text.
  */
 export function untranslatableParam(request: MessagesRequest): string | undefined {
-  if (hasServerTools(request)) return 'tools';
   for (const [i, message] of request.messages.entries()) {
-    if (typeof message.content === 'string') continue;
-    const j = message.content.findIndex((block) => !isTranslated(block));
+    if (typeof message.content === 'string' || message.role === 'system') continue;
+    const j = message.content.findIndex((block) => FILE_BLOCKS.has(block.type));
     if (j >= 0) return `messages.${i}.content.${j}`;
   }
   return undefined;
@@ -87,9 +94,25 @@ export function customTools(request: MessagesRequest): CustomTool[] {
   return (request.tools ?? []).filter((t): t is CustomTool => 'input_schema' in t && t.input_schema !== undefined);
 }
 
-/** True when the request names tools the vendor runs (web search, code execution, …). */
-export function hasServerTools(request: MessagesRequest): boolean {
-  return customTools(request).length < (request.tools?.length ?? 0);
+/** The types of the tools the vendor runs itself (web search, code execution, …) that the request offers. */
+export function serverToolTypes(request: MessagesRequest): string[] {
+  return (request.tools ?? []).flatMap((t) => ('input_schema' in t && t.input_schema !== undefined ? [] : [String(t.type)]));
+}
+
+/** Anthropic's effort levels as the chat request's reasoning effort. */
+const EFFORT_OF_ANTHROPIC: Readonly<Record<string, 'low' | 'medium' | 'high'>> = { low: 'low', medium: 'medium', high: 'high', xhigh: 'high', max: 'high' };
+
+/**
+ * The thinking setting as chat reasoning: a budget stays a budget; `adaptive` (the model
+ * decides how much to think) becomes the effort of `output_config.effort`, medium by default,
+ * and `display: "omitted"` keeps the thinking text out of the answer.
+ */
+function reasoningOf(request: MessagesRequest): Record<string, unknown> | undefined {
+  const thinking = request.thinking;
+  if (thinking?.type === 'enabled' && 'budget_tokens' in thinking) return { max_tokens: thinking.budget_tokens };
+  if (thinking?.type !== 'adaptive') return undefined;
+  const effort = EFFORT_OF_ANTHROPIC[request.output_config?.effort ?? ''] ?? 'medium';
+  return { effort, ...('display' in thinking && thinking.display === 'omitted' ? { exclude: true } : {}) };
 }
 
 /**
@@ -110,8 +133,10 @@ export function messagesToChat(request: MessagesRequest): Record<string, unknown
   }
   const choice = toolChoice(request.tool_choice);
   if (choice !== undefined && body.tools !== undefined) body.tool_choice = choice;
-  if (request.thinking?.type === 'enabled') body.reasoning = { max_tokens: request.thinking.budget_tokens };
-  if (request.stop_sequences?.length) body.stop = request.stop_sequences;
+  const reasoning = reasoningOf(request);
+  if (reasoning !== undefined) body.reasoning = reasoning;
+  // Chat takes at most four stop sequences; the first four are the ones a translation keeps.
+  if (request.stop_sequences?.length) body.stop = request.stop_sequences.slice(0, MAX_STOP_SEQUENCES);
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.top_p !== undefined) body.top_p = request.top_p;
   return body;

@@ -2,6 +2,7 @@ import type { UsageWire } from '../../chat/chat-wire.js';
 import type { ErrorBody } from '../../errors/serialize.js';
 import { isRecord } from '../../providers/http/narrow.js';
 import type { ResponsesRequest } from './responses-schema.js';
+import type { CallName } from './responses-tools.js';
 
 /** Ids shared by every object of one response, derived from the request id so logs correlate. */
 export interface ResponseIds {
@@ -51,6 +52,8 @@ export interface ResponseShell {
   createdAt: number;
   model: string;
   request: ResponsesRequest;
+  /** A chat function name as the client named the tool (namespaced tools were joined for chat). */
+  callName(chatName: string): CallName;
 }
 
 /** The lifecycle state a response object reports. */
@@ -113,9 +116,9 @@ export function messageItem(ids: ResponseIds, text: string | null, status: strin
   return { id: ids.message, type: 'message', role: 'assistant', status, content };
 }
 
-/** A function call output item. */
-export function functionCallItem(id: string, callId: string, name: string, args: string, status: string): Record<string, unknown> {
-  return { id, type: 'function_call', call_id: callId, name, arguments: args, status };
+/** A function call output item, with its namespace when the tool had one. */
+export function functionCallItem(id: string, callId: string, call: CallName, args: string, status: string): Record<string, unknown> {
+  return { id, type: 'function_call', call_id: callId, name: call.name, ...(call.namespace !== undefined ? { namespace: call.namespace } : {}), arguments: args, status };
 }
 
 function str(value: unknown): string | undefined {
@@ -141,7 +144,7 @@ export function completionToResponse(shell: ResponseShell, completion: Record<st
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isRecord) : [];
   calls.forEach((call, i) => {
     const fn = isRecord(call.function) ? call.function : {};
-    output.push(functionCallItem(shell.ids.call(i), str(call.id) ?? shell.ids.call(i), str(fn.name) ?? '', str(fn.arguments) ?? '', 'completed'));
+    output.push(functionCallItem(shell.ids.call(i), str(call.id) ?? shell.ids.call(i), shell.callName(str(fn.name) ?? ''), str(fn.arguments) ?? '', 'completed'));
   });
   const incomplete = incompleteReason(str(choice.finish_reason));
   const usage = isRecord(completion.usage) ? responsesUsage(completion.usage as unknown as UsageWire) : null;

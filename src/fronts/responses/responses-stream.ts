@@ -108,7 +108,7 @@ export class ResponsesStreamTranslator implements StreamTranslator {
     const callId = part.id ?? id;
     const name = part.name ?? '';
     this.open = { kind: 'tool', outputIndex, id, text: '', toolIndex: part.index, callId, name };
-    return [{ type: 'response.output_item.added', output_index: outputIndex, item: functionCallItem(id, callId, name, '', 'in_progress') }];
+    return [{ type: 'response.output_item.added', output_index: outputIndex, item: functionCallItem(id, callId, this.shell.callName(name), '', 'in_progress') }];
   }
 
   /** Closes the open item: its done events, and the finished item joins the output. */
@@ -128,8 +128,9 @@ export class ResponsesStreamTranslator implements StreamTranslator {
       events.push({ type: 'response.output_text.done', ...at, content_index: 0, text: item.text, logprobs: [] });
       events.push({ type: 'response.content_part.done', ...at, content_index: 0, part: { type: 'output_text', text: item.text, annotations: [], logprobs: [] } });
     } else {
-      done = functionCallItem(item.id, item.callId ?? item.id, item.name ?? '', item.text, 'completed');
-      events.push({ type: 'response.function_call_arguments.done', ...at, name: item.name ?? '', arguments: item.text });
+      const call = this.shell.callName(item.name ?? '');
+      done = functionCallItem(item.id, item.callId ?? item.id, call, item.text, 'completed');
+      events.push({ type: 'response.function_call_arguments.done', ...at, name: call.name, arguments: item.text });
     }
     this.output.push(done);
     events.push({ type: 'response.output_item.done', output_index: item.outputIndex, item: done });

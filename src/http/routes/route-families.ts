@@ -13,6 +13,8 @@ import type { GatewayState } from '../state.js';
 import { accountRoutes, type LiveUsageReader } from './account/account-routes.js';
 import { adminRoutes } from './admin/admin-routes.js';
 import { chatRoutes } from './chat/chat-routes.js';
+import { countRoutes } from './count/count-routes.js';
+import { CountLimiter } from '../../fronts/count/count-limiter.js';
 import { embeddingsRoutes } from './embeddings/embeddings-routes.js';
 import { healthRoutes } from './health/health-routes.js';
 import { imagesRoutes } from './images/images-routes.js';
@@ -64,6 +66,7 @@ export const ROUTE_FAMILIES: readonly RouteFamily[] = [
   { name: 'admin', mount: (deps) => adminRoutes(deps) },
   { name: 'chat', mount: (deps) => chatRoutes(deps) },
   { name: 'quote', mount: (deps) => quoteRoutes(deps, deps.liveUsage ?? ((key) => deps.admission.liveUsage(key))) },
+  { name: 'token counts', mount: (deps) => countRoutes({ ...deps, countLimiter: new CountLimiter(deps.redis, deps.config.redisPrefix, deps.config.countTokensRpm, deps.clock) }) },
   { name: 'responses', mount: (deps) => responsesRoutes(deps) },
   { name: 'messages', mount: (deps) => messagesRoutes(deps) },
   { name: 'embeddings', mount: (deps) => embeddingsRoutes(deps) },

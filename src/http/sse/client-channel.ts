@@ -19,5 +19,8 @@ export function clientChannel(ctx: GatewayContext): ClientChannel {
     send: (data, name) => writer.write(name === undefined ? sseFrame(JSON.stringify(data)) : namedFrame(name, data)),
     end: (done) => writer.end(done ? SSE_DONE : ''),
   };
-  return { signal: abort.signal, events, dispose: abort.dispose };
+  const setHeaders = (headers: Readonly<Record<string, string>>): void => {
+    if (!ctx.headerSent) ctx.set(headers);
+  };
+  return { signal: abort.signal, events, setHeaders, dispose: abort.dispose };
 }

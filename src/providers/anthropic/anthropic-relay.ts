@@ -1,7 +1,7 @@
 import { GatewayError } from '../../errors/gateway-error.js';
-import { isRecord, recordAt, stringAt, type JsonRecord } from '../http/narrow.js';
+import { isRecord, numberAt, recordAt, stringAt, type JsonRecord } from '../http/narrow.js';
 import type { UpstreamClient } from '../http/upstream-client.js';
-import type { MessagesCapability, MessagesRelayCall, RelayedEvent, RelayedMessage } from '../messages/messages-relay-types.js';
+import type { InputTokensCapability, RelayCapability, RelayCall, RelayedEvent, RelayedMessage } from '../relay/relay-types.js';
 import { decodeSse, parseSseJson } from '../sse/sse-decoder.js';
 import type { AnthropicChatOptions } from './anthropic-chat.js';
 import { anthropicEndpoint, anthropicHeaders } from './anthropic-chat.js';
@@ -28,16 +28,16 @@ function usageOf(event: JsonRecord): unknown {
  * replaced, and the upstream's message or events come back untouched, with the token counts
  * read along the way for billing.
  */
-export function createAnthropicRelay(options: AnthropicChatOptions): MessagesCapability {
+export function createAnthropicRelay(options: AnthropicChatOptions): RelayCapability {
   const url = anthropicEndpoint(options.baseUrl);
   // `stream` is the client's own field: the caller picks `complete` or `stream` from it.
-  const bodyOf = (call: MessagesRelayCall): string => JSON.stringify({ ...call.body, model: call.upstreamModel });
-  const headersOf = (call: MessagesRelayCall, stream: boolean): Record<string, string> => ({
+  const bodyOf = (call: RelayCall): string => JSON.stringify({ ...call.body, model: call.upstreamModel });
+  const headersOf = (call: RelayCall, stream: boolean): Record<string, string> => ({
     ...anthropicHeaders(options.apiKey, stream),
     ...(call.beta !== undefined ? { 'anthropic-beta': call.beta } : {}),
   });
 
-  async function complete(call: MessagesRelayCall): Promise<RelayedMessage> {
+  async function complete(call: RelayCall): Promise<RelayedMessage> {
     const response = await options.client.json({ url, headers: headersOf(call, false), body: bodyOf(call), signal: call.signal });
     if (!isRecord(response.body) || !Array.isArray(response.body.content)) {
       throw new GatewayError('upstream_error', 'The upstream provider answered without content');
@@ -45,7 +45,7 @@ export function createAnthropicRelay(options: AnthropicChatOptions): MessagesCap
     return { message: response.body, usage: toTokenUsage(readAnthropicUsage(response.body.usage), '') };
   }
 
-  async function* stream(call: MessagesRelayCall): AsyncGenerator<RelayedEvent> {
+  async function* stream(call: RelayCall): AsyncGenerator<RelayedEvent> {
     const response = await options.client.request({ url, headers: headersOf(call, true), body: bodyOf(call), signal: call.signal });
     let counts: AnthropicTokenCounts = {};
     let final = false;
@@ -59,4 +59,20 @@ export function createAnthropicRelay(options: AnthropicChatOptions): MessagesCap
   }
 
   return { complete, stream };
+}
+
+/** Anthropic's own count of a Messages request's input (`POST /v1/messages/count_tokens`). */
+export function createAnthropicInputTokens(options: AnthropicChatOptions): InputTokensCapability {
+  const url = `${anthropicEndpoint(options.baseUrl)}/count_tokens`;
+  return {
+    async count(call) {
+      // The count takes the request without its output settings.
+      const { stream: _stream, max_tokens: _max, ...body } = call.body;
+      const headers = { ...anthropicHeaders(options.apiKey, false), ...(call.beta !== undefined ? { 'anthropic-beta': call.beta } : {}) };
+      const response = await options.client.json({ url, headers, body: JSON.stringify({ ...body, model: call.upstreamModel }), signal: call.signal });
+      const tokens = numberAt(response.body, 'input_tokens');
+      if (tokens === undefined) throw new GatewayError('upstream_error', 'The upstream provider answered a token count without input_tokens');
+      return tokens;
+    },
+  };
 }

@@ -152,6 +152,8 @@ export interface ChatCapability {
    * than the client asked for (e.g. a thinking budget on top of the answer), so the hold covers it.
    */
   outputLimit?(body: ChatRequestBody): number;
+  /** The input tokens this body bills, counted exactly, for adapters that count their own usage. */
+  countInput?(body: ChatRequestBody): Promise<number>;
   complete(call: ChatCall): Promise<ChatResult>;
   /** Lazily starts the upstream call; throws GatewayError before the first item on failure. */
   stream(call: ChatCall): AsyncIterable<ChatStreamEvent>;

@@ -38,13 +38,39 @@ function lastOf(messages: readonly ChatMessage[], role: ChatMessage['role']): Ch
   return [...messages].reverse().find((m) => m.role === role);
 }
 
-function chosenTool(body: ChatRequestBody): ChatTool | undefined {
+/** The last text part of a message: where a user's own words are (agents put context parts before it). */
+function lastTextOf(message: ChatMessage | undefined): string {
+  const content = message?.content;
+  if (typeof content === 'string') return content;
+  const texts = (content ?? []).flatMap((part) => (part.type === 'text' ? [part.text] : []));
+  return texts.at(-1) ?? '';
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** True when the words ask for the tool by name: "use get_weather", "call the Bash tool", "run lookup". */
+function asksByName(words: string, name: string): boolean {
+  return new RegExp(`\\b(?:use|call|run|invoke)\\s+(?:the\\s+)?${escapeRegExp(name)}(?![\\w-])`, 'i').test(words);
+}
+
+/**
+ * The tool the echo model calls, if any. Like a real model in an agent loop it calls one only
+ * when asked: `tool_choice` forcing a function (or `required`), a `[[local:tool=NAME]]`
+ * directive (`[[local:tool]]`: the first tool), or the user's last words naming a tool after
+ * "use", "call", "run" or "invoke". After a tool result it answers in text, so loops end.
+ */
+function chosenTool(body: ChatRequestBody, last: ChatMessage | undefined, directives: LocalDirectives, words: string): ChatTool | undefined {
   const tools = body.tools ?? [];
-  if (tools.length === 0 || body.tool_choice === 'none') return undefined;
+  if (tools.length === 0 || body.tool_choice === 'none' || last?.role === 'tool') return undefined;
   const choice = body.tool_choice;
   const fn = isRecord(choice) && isRecord(choice.function) ? choice.function : undefined;
-  const wanted = typeof fn?.name === 'string' ? fn.name : undefined;
-  return tools.find((t) => t.function.name === wanted) ?? tools[0];
+  const forced = typeof fn?.name === 'string' ? fn.name : undefined;
+  if (forced !== undefined) return tools.find((t) => t.function.name === forced);
+  if (directives.tool !== undefined) return tools.find((t) => directives.tool === '' || t.function.name === directives.tool);
+  if (choice === 'required') return tools[0];
+  return tools.find((t) => asksByName(words, t.function.name));
 }
 
 function callId(seed: string): string {
@@ -66,9 +92,9 @@ function textAnswer(last: ChatMessage | undefined, text: string): string {
 }
 
 /**
- * Decides the echo model's deterministic answer: a tool call when tools are offered (and
- * not refused with `tool_choice: "none"`) in reply to a user; text built from a tool result
- * after a tool message; JSON for `response_format`; otherwise "Echo: <last user text>".
+ * Decides the echo model's deterministic answer: a tool call when the user's turn asks for
+ * one (see chosenTool); text built from a tool result after a tool message; JSON for
+ * `response_format`; otherwise "Echo: <last user text>".
  */
 export function planLocalReply(body: ChatRequestBody): LocalReply {
   const last = body.messages.at(-1);
@@ -80,7 +106,7 @@ export function planLocalReply(body: ChatRequestBody): LocalReply {
   const reasoning = readReasoning(body).enabled
     ? `The user wrote ${JSON.stringify(userText.slice(0, QUOTE_LENGTH))}; I will answer deterministically.`
     : undefined;
-  const tool = last?.role === 'tool' ? undefined : chosenTool(body);
+  const tool = chosenTool(body, last, directives, stripDirectives(lastTextOf(lastUser)));
   if (tool !== undefined) {
     const args = JSON.stringify(sampleFromSchema(tool.function.parameters ?? { type: 'object' }, userText.slice(0, QUOTE_LENGTH)));
     const toolCalls: ToolCall[] = [{ id: callId(`${tool.function.name}:${args}`), type: 'function', function: { name: tool.function.name, arguments: args } }];

@@ -115,5 +115,5 @@ async function* stream(call: ChatCall): AsyncGenerator<ChatStreamEvent> {
  * The AbortSignal is checked before every delta and interrupts waits.
  */
 export function createLocalChat(): ChatCapability {
-  return { complete, stream };
+  return { complete, stream, countInput: (body) => countMessageTokensAsync(body.messages) };
 }

@@ -61,7 +61,7 @@ describe('the openai SDK on POST /v1/responses', () => {
   });
 
   it('runs a function tool round trip (streamed call, then the output)', async () => {
-    const stream = client.responses.stream({ model: 'local/echo', input: 'Weather in Paris?', tools: [WEATHER] });
+    const stream = client.responses.stream({ model: 'local/echo', input: 'Use get_weather: weather in Paris?', tools: [WEATHER] });
     const argDeltas: string[] = [];
     stream.on('response.function_call_arguments.delta', (e) => argDeltas.push(e.delta));
     const first = await stream.finalResponse();
@@ -72,7 +72,7 @@ describe('the openai SDK on POST /v1/responses', () => {
     expect(JSON.parse(call.arguments)).toHaveProperty('location');
     const second = await client.responses.create({
       model: 'local/echo',
-      input: [{ role: 'user', content: 'Weather in Paris?' }, call, { type: 'function_call_output', call_id: call.call_id, output: '{"temp_c": 21}' }],
+      input: [{ role: 'user', content: 'Use get_weather: weather in Paris?' }, call, { type: 'function_call_output', call_id: call.call_id, output: '{"temp_c": 21}' }],
       tools: [WEATHER],
     });
     expect(second.output_text).toBe('Tool result: {"temp_c": 21}');

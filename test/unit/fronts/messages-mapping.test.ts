@@ -3,7 +3,7 @@ import { readChatChunk } from '../../../src/fronts/chat-chunk-reader.js';
 import { completionToMessage, stopReason } from '../../../src/fronts/messages/messages-output.js';
 import { messagesRequestSchema } from '../../../src/fronts/messages/messages-schema.js';
 import { MessagesStreamTranslator } from '../../../src/fronts/messages/messages-stream.js';
-import { messagesToChat, untranslatableParam } from '../../../src/fronts/messages/messages-to-chat.js';
+import { messagesToChat, serverToolTypes, untranslatableParam } from '../../../src/fronts/messages/messages-to-chat.js';
 
 const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 4, cache_write_tokens: 2 }, completion_tokens_details: { reasoning_tokens: 0 }, cost: 0.00002, cost_details: [] };
 
@@ -16,7 +16,9 @@ describe('what only a relayed Messages request can carry', () => {
       tools: [{ name: 'f', input_schema: { type: 'object' } }, { type: 'web_search_20250305', name: 'web_search' }],
       messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'd' } }] }],
     });
-    expect(untranslatableParam(request)).toBe('tools');
+    // Server tools are left out of a translation (and named); a document cannot be carried as text.
+    expect(serverToolTypes(request)).toEqual(['web_search_20250305']);
+    expect(untranslatableParam(request)).toBe('messages.0.content.1');
     const chat = messagesToChat(request);
     expect(chat.tools).toEqual([{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }]);
     // The document follows as its JSON, so the hold counts it.
@@ -24,8 +26,8 @@ describe('what only a relayed Messages request can carry', () => {
       { role: 'user', content: [{ type: 'text', text: 'hi' }] },
       { role: 'user', content: JSON.stringify([{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'd' } }]) },
     ]);
-    const withoutTools = messagesRequestSchema.parse({ ...base, messages: request.messages });
-    expect(untranslatableParam(withoutTools)).toBe('messages.0.content.1');
+    const searchResult = messagesRequestSchema.parse({ ...base, messages: [{ role: 'user', content: [{ type: 'search_result', source: 's', title: 't', content: [] }] }] });
+    expect(untranslatableParam(searchResult)).toBeUndefined();
     expect(untranslatableParam(messagesRequestSchema.parse({ ...base, messages: [{ role: 'user', content: 'plain' }] }))).toBeUndefined();
   });
 
@@ -130,5 +132,43 @@ describe('chat stream → Anthropic events', () => {
     const events = run([delta({ content: 'a' }), { error: { message: 'boom', type: 'upstream_error', code: 'upstream_error', param: null }, choices: [] }, { choices: [], usage }]);
     expect(events.slice(-2).map((e) => e.type)).toEqual(['message_delta', 'error']);
     expect(events.at(-1)).toMatchObject({ error: { type: 'upstream_error', message: 'boom' } });
+  });
+});
+
+describe('what coding agents send on the Messages API', () => {
+  const base = { model: 'fake/claude', max_tokens: 64 };
+
+  it('accepts system turns mid-conversation and keeps them as system content where they stand', () => {
+    const request = messagesRequestSchema.parse({
+      ...base,
+      messages: [
+        { role: 'user', content: 'first' },
+        { role: 'system', content: [{ type: 'text', text: 'mind the tests' }] },
+        { role: 'assistant', content: 'ok' },
+      ],
+    });
+    expect(messagesToChat(request).messages).toEqual([
+      { role: 'user', content: 'first' },
+      { role: 'system', content: 'mind the tests' },
+      { role: 'assistant', content: 'ok' },
+    ]);
+  });
+
+  it.each([
+    [{ type: 'adaptive' }, undefined, { effort: 'medium' }],
+    [{ type: 'adaptive', display: 'omitted' }, { effort: 'low' }, { effort: 'low', exclude: true }],
+    [{ type: 'adaptive' }, { effort: 'max' }, { effort: 'high' }],
+    [{ type: 'enabled', budget_tokens: 2048 }, undefined, { max_tokens: 2048 }],
+    [{ type: 'disabled' }, undefined, undefined],
+  ])('maps thinking %j (output_config %j) to reasoning %j', (thinking, outputConfig, reasoning) => {
+    const request = messagesRequestSchema.parse({ ...base, thinking, ...(outputConfig ? { output_config: outputConfig } : {}), messages: [{ role: 'user', content: 'x' }] });
+    expect(messagesToChat(request).reasoning).toEqual(reasoning);
+  });
+
+  it('still checks a thinking budget, and accepts tool names up to 128 characters', () => {
+    expect(messagesRequestSchema.safeParse({ ...base, thinking: { type: 'enabled' }, messages: [{ role: 'user', content: 'x' }] }).success).toBe(false);
+    const long = 'mcp__server__'.padEnd(128, 'x');
+    const request = messagesRequestSchema.parse({ ...base, tools: [{ name: long, input_schema: { type: 'object' } }], messages: [{ role: 'user', content: 'x' }] });
+    expect((messagesToChat(request).tools as Array<{ function: { name: string } }>)[0]?.function.name).toBe(long);
   });
 });

@@ -4,7 +4,8 @@ import { readChatChunk } from '../../../src/fronts/chat-chunk-reader.js';
 import { completionToResponse, responseIds } from '../../../src/fronts/responses/responses-output.js';
 import { responsesRequestSchema, type ResponsesRequest } from '../../../src/fronts/responses/responses-schema.js';
 import { ResponsesStreamTranslator } from '../../../src/fronts/responses/responses-stream.js';
-import { responsesToChat } from '../../../src/fronts/responses/responses-to-chat.js';
+import { forcedHostedTool, responsesToChat, untranslatablePart } from '../../../src/fronts/responses/responses-to-chat.js';
+import { translateTools } from '../../../src/fronts/responses/responses-tools.js';
 
 const parse = (body: Record<string, unknown>): ResponsesRequest => responsesRequestSchema.parse({ model: 'local/echo', ...body });
 const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 4, cache_write_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 2 }, cost: 0.00002, cost_details: [] };
@@ -78,7 +79,7 @@ describe('Responses request → chat request', () => {
 
 describe('chat completion → response object', () => {
   it('orders reasoning, message and calls, and renames usage keeping cost', () => {
-    const shell = { ids: responseIds('req_abc'), createdAt: 1, model: 'local/echo', request: parse({ input: 'x' }) };
+    const shell = { ids: responseIds('req_abc'), createdAt: 1, model: 'local/echo', request: parse({ input: 'x' }), callName: (name: string) => ({ name }) };
     const out = completionToResponse(shell, {
       choices: [{ index: 0, message: { content: 'hi', reasoning: 'why', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] }, finish_reason: 'length' }],
       usage,
@@ -93,7 +94,7 @@ describe('chat completion → response object', () => {
 
 describe('chat stream → Responses events', () => {
   const run = (chunks: unknown[]) => {
-    const t = new ResponsesStreamTranslator({ ids: responseIds('req_s'), createdAt: 1, model: 'm', request: parse({ input: 'x' }) });
+    const t = new ResponsesStreamTranslator({ ids: responseIds('req_s'), createdAt: 1, model: 'm', request: parse({ input: 'x' }), callName: (name: string) => ({ name }) });
     const events = [...t.start(), ...chunks.flatMap((c) => readChatChunk(c).flatMap((p) => t.part(p))), ...t.end()];
     return events;
   };
@@ -128,5 +129,54 @@ describe('chat stream → Responses events', () => {
   it('ends in response.failed carrying the error and the usage', () => {
     const events = run([delta({ content: 'a' }), { error: { message: 'boom', type: 'upstream_error', code: 'upstream_error', param: null }, choices: [{ index: 0, delta: {}, finish_reason: 'error' }] }, { choices: [], usage }]);
     expect(events.at(-1)).toMatchObject({ type: 'response.failed', response: { status: 'failed', error: { code: 'server_error', message: 'boom (upstream_error)' }, usage: { cost: 0.00002 } } });
+  });
+});
+
+describe('what coding agents send on the Responses API', () => {
+  const namespace = {
+    type: 'namespace',
+    name: 'crm',
+    description: 'CRM tools',
+    tools: [
+      { type: 'function', name: 'lookup', parameters: { type: 'object' } },
+      { type: 'custom', name: 'patch', format: { type: 'grammar', syntax: 'lark', definition: 'start: "x"' } },
+    ],
+  };
+
+  it('maps namespace functions to joined names, leaves hosted and custom tools out, and maps calls back', () => {
+    const tools = translateTools(parse({ input: 'x', tools: [{ type: 'function', name: 'shell', parameters: { type: 'object' } }, namespace, { type: 'web_search' }] }).tools);
+    expect(tools.functions.map((f) => (f.function as { name: string }).name)).toEqual(['shell', 'crm__lookup']);
+    expect(tools.omitted).toEqual(['custom', 'web_search']);
+    expect(tools.callName('crm__lookup')).toEqual({ name: 'lookup', namespace: 'crm' });
+    expect(tools.callName('shell')).toEqual({ name: 'shell' });
+  });
+
+  it('replays namespaced and custom calls from the history, and skips hosted items', () => {
+    const chat = responsesToChat(parse({
+      input: [
+        { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'be brief' }] },
+        { type: 'function_call', call_id: 'c1', name: 'lookup', namespace: 'crm', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'c1', output: 'found' },
+        { type: 'custom_tool_call', call_id: 'c2', name: 'patch', input: '*** Begin Patch' },
+        { type: 'custom_tool_call_output', call_id: 'c2', output: 'done' },
+        { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'q' } },
+      ],
+      tools: [namespace],
+    }));
+    expect(chat.messages).toEqual([
+      { role: 'developer', content: 'be brief' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'crm__lookup', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'found' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c2', type: 'function', function: { name: 'patch', arguments: '{"input":"*** Begin Patch"}' } }] },
+      { role: 'tool', tool_call_id: 'c2', content: 'done' },
+    ]);
+  });
+
+  it('accepts newer effort levels and hosted tool choices, and names what a translation cannot carry', () => {
+    const request = parse({ input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file_1' }] }], reasoning: { effort: 'ultra' }, tool_choice: { type: 'web_search' }, tools: [{ type: 'web_search' }] });
+    expect(responsesToChat(request).reasoning_effort).toBe('medium');
+    expect(untranslatablePart(request)).toBe('input.0.content.0');
+    expect(forcedHostedTool(request)).toBe('web_search');
+    expect(forcedHostedTool(parse({ input: 'x', tool_choice: { type: 'function', name: 'f' } }))).toBeUndefined();
   });
 });

@@ -20,7 +20,7 @@ describe('loadProviders', () => {
     const byId = new Map(providers.map((p) => [p.id, p]));
     expect([...byId.keys()]).toEqual(['local', 'openai', 'anthropic', 'mistral', 'groq', 'deepseek', 'google', 'xai', 'openai-images', 'mistral-ocr']);
     expect(byId.get('local')).toEqual({ id: 'local', kind: 'local', enabled: true });
-    expect(byId.get('openai')).toEqual({ id: 'openai', kind: 'openai', baseUrl: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_API_KEY', apiKey: 'sk-openai', outputLimitField: 'max_completion_tokens', enabled: true });
+    expect(byId.get('openai')).toEqual({ id: 'openai', kind: 'openai', baseUrl: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_API_KEY', apiKey: 'sk-openai', outputLimitField: 'max_completion_tokens', responsesApi: true, enabled: true });
     expect(byId.get('openai-images')?.enabled).toBe(true);
     expect(byId.get('anthropic')).toMatchObject({ kind: 'anthropic', enabled: false });
     expect(byId.get('anthropic')).not.toHaveProperty('apiKey');

@@ -2,7 +2,7 @@ import { Router } from '@koa/router';
 import type { ChatFront } from '../../../chat/chat-front.js';
 import type { ChatServiceDeps } from '../../../chat/chat-service-deps.js';
 import { runChatFront } from '../../../chat/front-runner.js';
-import { chatCompletionsFront } from '../../../fronts/chat-completions-front.js';
+import { doorFront } from '../../../fronts/door-table.js';
 import { clientChannel } from '../../sse/client-channel.js';
 import { inferenceGuards, type InferenceGuardDeps } from '../inference-guards.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';
@@ -20,6 +20,6 @@ export async function serveChatFront(deps: ChatRouteDeps, ctx: GatewayContext, f
 /** `POST /v1/chat/completions`. */
 export function chatRoutes(deps: ChatRouteDeps): Router<GatewayState> {
   const router = new Router<GatewayState>({ prefix: '/v1' });
-  router.post('/chat/completions', ...inferenceGuards(deps), (ctx) => serveChatFront(deps, ctx, chatCompletionsFront(ctx.request.body)));
+  router.post('/chat/completions', ...inferenceGuards(deps), (ctx) => serveChatFront(deps, ctx, doorFront(deps, 'chat/completions', ctx.request.body)));
   return router;
 }

@@ -81,10 +81,10 @@ describe('local echo output limits', () => {
     ];
     for (const parameters of hostile) {
       expect(JSON.stringify(sampleFromSchema(parameters, 'x')).length).toBeLessThanOrEqual(MAX_SAMPLE_CHARS + 64);
-      const result = await chat.complete(call({ tools: [tool(parameters)] }));
+      const result = await chat.complete(call({ tools: [tool(parameters)], tool_choice: 'required' }));
       expect(result.usage!.completionTokens).toBeLessThanOrEqual(LOCAL_OUTPUT_LIMIT);
       expect(result.choices[0]?.message.tool_calls?.[0]?.function.arguments.length).toBeLessThanOrEqual(MAX_SAMPLE_CHARS + 64);
-      const stream = await streamed({ tools: [tool(parameters)], max_tokens: 50 });
+      const stream = await streamed({ tools: [tool(parameters)], tool_choice: 'required', max_tokens: 50 });
       expect(stream.completion).toBeLessThanOrEqual(50);
     }
   });

@@ -63,8 +63,10 @@ describe('local echo chat', () => {
     expect(deltas(events).filter((c) => c.delta.content !== undefined && c.delta.content !== '').length).toBe(10);
   });
 
-  it('calls the first tool with arguments satisfying its schema', async () => {
-    const result = await chat.complete(call({ tools: [WEATHER_TOOL, { type: 'function', function: { name: 'other' } }] }));
+  const askForTool = (text: string): Partial<ChatRequestBody> => ({ messages: [{ role: 'user', content: text }] });
+
+  it('calls the tool the user asks for by name, with arguments satisfying its schema', async () => {
+    const result = await chat.complete(call({ ...askForTool('Use get_weather for Paris'), tools: [{ type: 'function', function: { name: 'other' } }, WEATHER_TOOL] }));
     const toolCall = result.choices[0]?.message.tool_calls?.[0];
     expect(result.choices[0]?.finish_reason).toBe('tool_calls');
     expect(toolCall?.function.name).toBe('get_weather');
@@ -84,12 +86,37 @@ describe('local echo chat', () => {
     expect(none.choices[0]?.message.content).toBe('Echo: Hello world');
   });
 
+  it('answers in text when no tool is asked for, and after a tool result', async () => {
+    const plain = await chat.complete(call({ tools: [WEATHER_TOOL] }));
+    expect(plain.choices[0]?.finish_reason).toBe('stop');
+    expect(plain.choices[0]?.message.tool_calls).toBeUndefined();
+    const afterResult = await chat.complete(
+      call({
+        messages: [
+          { role: 'user', content: '[[local:tool]] weather' },
+          { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] },
+          { role: 'tool', tool_call_id: 'c1', content: 'sunny' },
+        ],
+        tools: [WEATHER_TOOL],
+      }),
+    );
+    expect(afterResult.choices[0]?.message.content).toBe('Tool result: sunny');
+  });
+
+  it('calls a tool named by a directive, or the first one offered', async () => {
+    const named = await chat.complete(call({ ...askForTool('[[local:tool=other]] now'), tools: [WEATHER_TOOL, { type: 'function', function: { name: 'other' } }] }));
+    expect(named.choices[0]?.message.tool_calls?.[0]?.function.name).toBe('other');
+    const first = await chat.complete(call({ ...askForTool('[[local:tool]] now'), tools: [WEATHER_TOOL, { type: 'function', function: { name: 'other' } }] }));
+    expect(first.choices[0]?.message.tool_calls?.[0]?.function.name).toBe('get_weather');
+    expect(first.choices[0]?.message.tool_calls?.[0]?.function.arguments).not.toContain('[[local');
+  });
+
   it('streams tool calls as id/name then argument fragments', async () => {
-    const events = await collect(chat.stream(call({ tools: [WEATHER_TOOL] })));
+    const events = await collect(chat.stream(call({ ...askForTool('call get_weather'), tools: [WEATHER_TOOL] })));
     const calls = deltas(events).flatMap((c) => c.delta.tool_calls ?? []);
     expect(calls[0]).toMatchObject({ index: 0, type: 'function', function: { name: 'get_weather', arguments: '' } });
     const args = calls.map((c) => c.function?.arguments ?? '').join('');
-    const complete = await chat.complete(call({ tools: [WEATHER_TOOL] }));
+    const complete = await chat.complete(call({ ...askForTool('call get_weather'), tools: [WEATHER_TOOL] }));
     expect(args).toBe(complete.choices[0]?.message.tool_calls?.[0]?.function.arguments);
     expect(deltas(events).at(-1)?.finish_reason).toBe('tool_calls');
   });

@@ -2,20 +2,20 @@ import type { TokenUsage } from '../chat/chat-types.js';
 import type { JsonRecord } from '../http/narrow.js';
 
 /**
- * The optional `messages` capability: a provider that speaks Anthropic's Messages API
- * natively takes the client's request body as is and hands back the upstream's answer as is,
- * so nothing is lost in translation (thinking signatures, cache control, citations, server
- * tools). Providers without it serve `/v1/messages` through the chat capability.
+ * A vendor API spoken natively (Anthropic's Messages, OpenAI's Responses): the provider takes
+ * the client's request body as is and hands back the upstream's answer as is, so nothing is
+ * lost in translation (thinking signatures, cache control, hosted tools, namespaces).
+ * Providers without it serve that front door through the chat capability.
  */
-export interface MessagesCapability {
-  /** A non-streamed call: the upstream's message object and its token counts. */
-  complete(call: MessagesRelayCall): Promise<RelayedMessage>;
+export interface RelayCapability {
+  /** A non-streamed call: the upstream's answer object and its token counts. */
+  complete(call: RelayCall): Promise<RelayedMessage>;
   /** A streamed call: the upstream's events in order, each with the token counts so far. */
-  stream(call: MessagesRelayCall): AsyncIterable<RelayedEvent>;
+  stream(call: RelayCall): AsyncIterable<RelayedEvent>;
 }
 
 /** One relayed call. */
-export interface MessagesRelayCall {
+export interface RelayCall {
   /** The vendor's model name, which replaces the client's `model`. */
   upstreamModel: string;
   /** The client's request body, sent unchanged but for `model`; `stream` says which call to make. */
@@ -23,6 +23,12 @@ export interface MessagesRelayCall {
   /** The client's `anthropic-beta` header (features it opted into), passed on when present. */
   beta?: string;
   signal: AbortSignal;
+}
+
+/** A token count the upstream makes itself (Anthropic's `count_tokens`, OpenAI's `input_tokens`). */
+export interface InputTokensCapability {
+  /** The input tokens the client's body would bill, as the upstream counts them. */
+  count(call: RelayCall): Promise<number>;
 }
 
 /** A non-streamed answer, exactly as the upstream sent it, and its usage normalized. */

@@ -4,13 +4,11 @@ import type { EventSink } from '../../chat/client-channel.js';
 import { openUpstreamStream } from '../../chat/upstream-call.js';
 import { classifyError } from '../../errors/classify-error.js';
 import { GatewayError, toGatewayError } from '../../errors/gateway-error.js';
-import { serializeError } from '../../errors/serialize.js';
 import type { JsonRecord } from '../../providers/http/narrow.js';
-import type { RelayedEvent } from '../../providers/messages/messages-relay-types.js';
+import type { RelayedEvent } from '../../providers/relay/relay-types.js';
 import type { TokenUsage } from '../../providers/chat/chat-types.js';
 import { ProducedText } from '../../chat/produced-text.js';
-import { relayCall, usageWithCost, withReasoning, type RelayedRequest } from './messages-relay.js';
-import { messagesStreamHeaders } from './messages-output.js';
+import { relayCall, withReasoning, type RelayedRequest } from './relay-complete.js';
 
 type Iter = AsyncIterator<RelayedEvent>;
 
@@ -21,12 +19,8 @@ interface RelayState {
   failure: GatewayError | undefined;
   /** A charge was made (or tried): the settlement answers every later call with it. */
   charged: boolean;
-  /** The upstream ended its stream itself (`message_stop`, or its own `error` event). */
+  /** The upstream ended its stream itself (its closing event, or its own `error` event). */
   ended: boolean;
-}
-
-function errorEvent(err: GatewayError): JsonRecord {
-  return { type: 'error', error: serializeError(err).error };
 }
 
 /** An event sent as the upstream sent it: its `type` as the event name, then its data. */
@@ -34,19 +28,13 @@ function send(writer: EventSink, data: JsonRecord): Promise<void> {
   return writer.send(data, String(data.type));
 }
 
-/** The events' own `model` is the upstream's name; clients see the catalog id. */
-function withCatalogModel(data: JsonRecord, model: string): JsonRecord {
-  if (data.type !== 'message_start' || typeof data.message !== 'object' || data.message === null) return data;
-  return { ...data, message: { ...(data.message as JsonRecord), model } };
-}
-
 /**
  * Streams a relayed call. The first upstream event is awaited before anything is written, so
  * failures up to then are a normal error answer (nothing charged). After that every upstream
- * event goes out unchanged but for `message_start`'s model; at `message_delta` (the final
- * usage) the request is charged durably and the event carries `usage.cost`. A stream that
- * ends without it (client gone, upstream failure) is billed once for what was produced, and
- * an upstream failure is reported with Anthropic's `error` event.
+ * event goes out unchanged but for the model's name; at the first event with the final usage
+ * the request is charged durably and that event carries `usage.cost`. A stream that ends
+ * without it (client gone, upstream failure) is billed once for what was produced, and an
+ * upstream failure is reported with the API's own error event.
  */
 export async function streamRelayed(deps: ChatServiceDeps, request: RelayedRequest, writer: EventSink, signal: AbortSignal): Promise<void> {
   const { admitted } = request;
@@ -55,7 +43,7 @@ export async function streamRelayed(deps: ChatServiceDeps, request: RelayedReque
   if (opened === undefined) return;
   const { first, iterator } = opened;
   deps.metrics?.streamOpened();
-  writer.open(messagesStreamHeaders(admitted.requestId));
+  writer.open(request.wire.streamHeaders(admitted.requestId));
   const state: RelayState = { usage: undefined, produced: new ProducedText(), failure: undefined, charged: false, ended: false };
   try {
     await relay(deps, request, settlement, first, iterator, writer, state);
@@ -66,7 +54,7 @@ export async function streamRelayed(deps: ChatServiceDeps, request: RelayedReque
     }
     if (state.failure !== undefined) {
       deps.requests?.draft(admitted.requestId)?.failed(state.failure.code);
-      if (!writer.closed) await send(writer, errorEvent(state.failure));
+      if (!writer.closed) await send(writer, request.wire.errorEvent(state.failure));
     }
     await writer.end(false);
   } finally {
@@ -94,12 +82,12 @@ async function relay(
         if (final) break;
         continue;
       }
-      let out = withCatalogModel(data, request.admitted.model.id);
-      if (data.type === 'message_delta') out = await withCharge(deps, request, settlement, state, data);
+      let out = request.wire.withCatalogModel(data, request.admitted.model.id);
+      if (final && !state.charged) out = await withCharge(deps, request, settlement, state, out);
       await send(writer, out);
-      if (data.type === 'message_stop' || data.type === 'error') state.ended = true;
+      if (request.wire.ends(String(data.type))) state.ended = true;
     }
-    if (!state.ended && !writer.closed) state.failure = new GatewayError('upstream_error', 'The upstream provider ended the stream before message_stop');
+    if (!state.ended && !writer.closed) state.failure = new GatewayError('upstream_error', `The upstream provider ended the stream before ${request.wire.endEvent}`);
   } catch (err) {
     // After a client disconnect the upstream was aborted on purpose: not a failure to report.
     if (!writer.closed) state.failure = toGatewayError(err);
@@ -114,7 +102,7 @@ async function withCharge(deps: ChatServiceDeps, request: RelayedRequest, settle
   try {
     // The upstream's final counts are billed as reported, like the translated path does.
     const settled = await settlement.settle({ usage: await withReasoning(state.usage, state.produced), complete: true, produced: state.produced });
-    return { ...data, usage: usageWithCost(data.usage, settled) };
+    return request.wire.withCost(data, settled);
   } catch (err) {
     deps.log.error({ err, request_id: request.admitted.requestId }, 'stream charge failed');
     // The cost is not durable, so it is not reported.
