@@ -50,7 +50,7 @@ function translatedPlan(input: ResponsesInput, tools: TranslatedTools, admitted:
  * any other provider is reached through the chat adapters, translated both ways.
  */
 export function responsesFront(deps: ChatServiceDeps, input: ResponsesInput): ChatFront {
-  const tools = translateTools(input.request.tools);
+  const tools = translateTools(input.request);
   return {
     chatBody: responsesToChat(input.request, tools),
     holdInputs: (providerId) => (deps.providers.get(providerId).responses === undefined ? {} : responsesHoldInputs(input.request)),

@@ -68,27 +68,6 @@ const functionOutputItem = z.looseObject({
 const reasoningItem = z.looseObject({ type: z.literal('reasoning') });
 const referenceItem = z.looseObject({ type: z.literal('item_reference'), id: z.string() });
 
-const knownItem = z.discriminatedUnion('type', [functionCallItem, functionOutputItem, customCallItem, customOutputItem, reasoningItem, referenceItem]);
-const KNOWN_ITEMS: ReadonlySet<string> = new Set(['function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output', 'reasoning', 'item_reference']);
-
-/**
- * One input item. A message may omit `type`, as the Responses API allows; the items the chat
- * mapping reads are checked, and every other item (hosted tool calls, compaction, …) passes
- * as sent: a same-kind route gets it untouched, a translation leaves it out.
- */
-export const inputItemSchema = typedOrOther(z.union([messageItem, knownItem]), (type) => type === undefined || type === 'message' || KNOWN_ITEMS.has(type));
-/** A message input item as parsed. */
-export type MessageItem = z.output<typeof messageItem>;
-/** An input item of a type the chat mapping reads (tool calls and their outputs, reasoning, references). */
-export type KnownItem = z.output<typeof knownItem>;
-
-/** The item as its known type, when it is one (the schema checked its shape). */
-export function asKnownItem(item: InputItem): KnownItem | undefined {
-  return item.type !== undefined && KNOWN_ITEMS.has(item.type) ? (item as KnownItem) : undefined;
-}
-/** An input item as parsed. */
-export type InputItem = z.output<typeof inputItemSchema>;
-
 const functionTool = z.looseObject({
   type: z.literal('function'),
   name: z.string().min(1),
@@ -109,6 +88,30 @@ const namespaceTool = z.looseObject({
 const tool = typedOrOther(z.discriminatedUnion('type', [functionTool, namespaceTool]), (type) => type === 'function' || type === 'namespace');
 /** A tool as parsed: a function, a namespace of tools, or a hosted or custom tool as sent. */
 export type ResponsesTool = z.output<typeof tool>;
+
+/** Tools a conversation adds as it goes (Codex sends its tools this way), as an input item. */
+const additionalToolsItem = z.looseObject({ type: z.literal('additional_tools'), tools: z.array(tool).max(512) });
+
+const knownItem = z.discriminatedUnion('type', [functionCallItem, functionOutputItem, customCallItem, customOutputItem, reasoningItem, referenceItem, additionalToolsItem]);
+const KNOWN_ITEMS: ReadonlySet<string> = new Set(['function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output', 'reasoning', 'item_reference', 'additional_tools']);
+
+/**
+ * One input item. A message may omit `type`, as the Responses API allows; the items the chat
+ * mapping reads are checked, and every other item (hosted tool calls, compaction, …) passes
+ * as sent: a same-kind route gets it untouched, a translation leaves it out.
+ */
+export const inputItemSchema = typedOrOther(z.union([messageItem, knownItem]), (type) => type === undefined || type === 'message' || KNOWN_ITEMS.has(type));
+/** A message input item as parsed. */
+export type MessageItem = z.output<typeof messageItem>;
+/** An input item of a type the chat mapping reads (tool calls and their outputs, reasoning, references). */
+export type KnownItem = z.output<typeof knownItem>;
+
+/** The item as its known type, when it is one (the schema checked its shape). */
+export function asKnownItem(item: InputItem): KnownItem | undefined {
+  return item.type !== undefined && KNOWN_ITEMS.has(item.type) ? (item as KnownItem) : undefined;
+}
+/** An input item as parsed. */
+export type InputItem = z.output<typeof inputItemSchema>;
 
 const toolChoice = z.union([z.string().min(1), z.looseObject({ type: z.string().min(1), name: z.string().min(1).optional() })]);
 

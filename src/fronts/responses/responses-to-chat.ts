@@ -125,7 +125,7 @@ export function forcedHostedTool(request: ResponsesRequest): string | undefined 
  * Maps a Responses request to the chat request the chat service admits and runs, so holds,
  * limits, metering and the ledger are those of chat completions.
  */
-export function responsesToChat(request: ResponsesRequest, tools: TranslatedTools = translateTools(request.tools)): Record<string, unknown> {
+export function responsesToChat(request: ResponsesRequest, tools: TranslatedTools = translateTools(request)): Record<string, unknown> {
   refuseStateful(request);
   const instructions = request.instructions ? [{ role: 'system', content: request.instructions }] : [];
   const body: Record<string, unknown> = {

@@ -1,4 +1,4 @@
-import type { FunctionTool, NamespaceTool, ResponsesRequest, ResponsesTool } from './responses-schema.js';
+import { asKnownItem, type FunctionTool, type NamespaceTool, type ResponsesRequest, type ResponsesTool } from './responses-schema.js';
 
 /** Joins a namespace and a tool name into one chat function name (chat has no namespaces). */
 const SEPARATOR = '__';
@@ -19,6 +19,16 @@ export interface TranslatedTools {
   callName(chatName: string): CallName;
 }
 
+/** The request's tools: its `tools`, then those `additional_tools` items add, in order. */
+function requestTools(request: ResponsesRequest): ResponsesTool[] {
+  const items = typeof request.input === 'string' ? [] : request.input;
+  const added = items.flatMap((input) => {
+    const item = asKnownItem(input);
+    return item?.type === 'additional_tools' ? item.tools : [];
+  });
+  return [...(request.tools ?? []), ...added];
+}
+
 function isFunction(tool: ResponsesTool | { type?: string }): tool is FunctionTool {
   return tool.type === 'function' && 'name' in tool;
 }
@@ -37,11 +47,11 @@ function chatFunction(tool: FunctionTool, name: string): Record<string, unknown>
  * MCP, shell, apply_patch, computer use) and custom (free-form) tools have no function form:
  * they are left out, and the client's turn goes on with the tools it runs itself.
  */
-export function translateTools(tools: ResponsesRequest['tools']): TranslatedTools {
+export function translateTools(request: ResponsesRequest): TranslatedTools {
   const functions: Record<string, unknown>[] = [];
   const omitted = new Set<string>();
   const names = new Map<string, CallName>();
-  for (const tool of tools ?? []) {
+  for (const tool of requestTools(request)) {
     if (isFunction(tool)) functions.push(chatFunction(tool, tool.name));
     else if (tool.type === 'namespace') {
       const namespace = tool as NamespaceTool;

@@ -90,7 +90,7 @@ describe('the openai SDK against Farebox', () => {
   });
 
   it.each(['local/echo', 'fake/gpt', 'fake/claude'])('completes a tool-call round trip on %s', async (model) => {
-    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Paris?' }];
+    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Use get_weather: weather in Paris?' }];
     const first = await client.chat.completions.create({ model, messages, tools: [WEATHER_TOOL] });
     const call = first.choices[0]?.message.tool_calls?.[0];
     expect(first.choices[0]?.finish_reason).toBe('tool_calls');

@@ -54,7 +54,7 @@ describe('Vercel AI SDK', () => {
       inputSchema: z.object({ location: z.string() }),
       execute: async ({ location }) => ({ location, temp_c: 21 }),
     });
-    const result = await generateText({ model: provider('local/echo'), prompt: 'Weather in Paris?', tools: { weather }, stopWhen: stepCountIs(3), maxRetries: 0 });
+    const result = await generateText({ model: provider('local/echo'), prompt: 'Use weather: weather in Paris?', tools: { weather }, stopWhen: stepCountIs(3), maxRetries: 0 });
     expect(result.steps[0]?.toolCalls.map((c) => c.toolName)).toEqual(['weather']);
     expect(result.text).toMatch(/^Tool result: .*temp_c/);
   });

@@ -65,7 +65,7 @@ describe('LangChain (@langchain/openai)', () => {
     const weather = tool(async ({ location }) => `21C in ${location}`, {
       name: 'get_weather', description: 'Weather by city', schema: z.object({ location: z.string() }),
     });
-    const message = await chat('local/echo').bindTools([weather]).invoke('Weather in Paris?');
+    const message = await chat('local/echo').bindTools([weather]).invoke('Use get_weather: weather in Paris?');
     expect(message.tool_calls?.map((c) => c.name)).toEqual(['get_weather']);
     expect(typeof message.tool_calls?.[0]?.args.location).toBe('string');
   });

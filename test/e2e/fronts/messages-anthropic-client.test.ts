@@ -66,7 +66,7 @@ describe('the Anthropic SDK on POST /v1/messages', () => {
   });
 
   it('runs a tool round trip through messages.stream (input_json_delta, then tool_result)', async () => {
-    const stream = client.messages.stream({ model: 'local/echo', max_tokens: 200, tools: [WEATHER], messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+    const stream = client.messages.stream({ model: 'local/echo', max_tokens: 200, tools: [WEATHER], messages: [{ role: 'user', content: 'Use get_weather: weather in Paris?' }] });
     const partials: string[] = [];
     stream.on('inputJson', (partial) => partials.push(partial));
     const first = await stream.finalMessage();
@@ -81,7 +81,7 @@ describe('the Anthropic SDK on POST /v1/messages', () => {
       max_tokens: 200,
       tools: [WEATHER],
       messages: [
-        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'user', content: 'Use get_weather: weather in Paris?' },
         { role: 'assistant', content: first.content },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: '{"temp_c": 21}' }] },
       ],

@@ -41,7 +41,7 @@ describe('non-streamed chat', () => {
 
   it('makes tool calls, and answers from a tool result on the next turn', async () => {
     const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }];
-    const first = await chat(gw.url, key.raw, { model: 'local/echo', messages: [{ role: 'user', content: 'weather in Oslo?' }], tools });
+    const first = await chat(gw.url, key.raw, { model: 'local/echo', messages: [{ role: 'user', content: 'Use get_weather: weather in Oslo?' }], tools });
     expect(first.status).toBe(200);
     const choice = first.body.choices[0];
     expect(choice.finish_reason).toBe('tool_calls');
@@ -52,7 +52,7 @@ describe('non-streamed chat', () => {
       model: 'local/echo',
       tools,
       messages: [
-        { role: 'user', content: 'weather in Oslo?' },
+        { role: 'user', content: 'Use get_weather: weather in Oslo?' },
         { role: 'assistant', content: null, tool_calls: [toolCall] },
         { role: 'tool', tool_call_id: toolCall.id, content: 'sunny, 21C' },
       ],
@@ -102,7 +102,7 @@ describe('streamed chat', () => {
   it('streams tool call deltas', async () => {
     const result = await streamChat(gw.url, key.raw, {
       model: 'local/echo',
-      messages: [{ role: 'user', content: 'call it' }],
+      messages: [{ role: 'user', content: 'call lookup' }],
       tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } } }],
     });
     const calls = result.events.flatMap((e) => e.choices?.[0]?.delta?.tool_calls ?? []);

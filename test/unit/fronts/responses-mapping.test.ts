@@ -144,11 +144,17 @@ describe('what coding agents send on the Responses API', () => {
   };
 
   it('maps namespace functions to joined names, leaves hosted and custom tools out, and maps calls back', () => {
-    const tools = translateTools(parse({ input: 'x', tools: [{ type: 'function', name: 'shell', parameters: { type: 'object' } }, namespace, { type: 'web_search' }] }).tools);
+    const tools = translateTools(parse({ input: 'x', tools: [{ type: 'function', name: 'shell', parameters: { type: 'object' } }, namespace, { type: 'web_search' }] }));
     expect(tools.functions.map((f) => (f.function as { name: string }).name)).toEqual(['shell', 'crm__lookup']);
     expect(tools.omitted).toEqual(['custom', 'web_search']);
     expect(tools.callName('crm__lookup')).toEqual({ name: 'lookup', namespace: 'crm' });
     expect(tools.callName('shell')).toEqual({ name: 'shell' });
+  });
+
+  it('takes the tools of additional_tools items too', () => {
+    const tools = translateTools(parse({ input: [{ type: 'additional_tools', role: 'developer', tools: [namespace] }, { role: 'user', content: 'hi' }] }));
+    expect(tools.functions.map((f) => (f.function as { name: string }).name)).toEqual(['crm__lookup']);
+    expect(tools.omitted).toEqual(['custom']);
   });
 
   it('replays namespaced and custom calls from the history, and skips hosted items', () => {
