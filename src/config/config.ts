@@ -43,6 +43,7 @@ const schema = z
     HOLD_TTL_SECONDS: int(600, 1),
     MAX_REQUEST_SECONDS: int(3600, 1),
     USAGE_GRACE_MS: int(5_000, 0),
+    USAGE_GRACE_MAX_STREAMS: int(256, 0),
     SHUTDOWN_GRACE_MS: int(25_000, 0),
     DOCUMENT_FETCH_ALLOW_LOOPBACK: flag,
     CHARGE_SPOOL_DIR: z.string().default('.farebox/spool'),
@@ -146,6 +147,8 @@ export interface RoutePolicy {
 export interface RequestTiming {
   readonly maxRequestMs: number;
   readonly usageGraceMs: number;
+  /** Most streams one process reads on for usage after their clients left (then they stop at once). */
+  readonly usageGraceMaxStreams: number;
 }
 
 /** Thrown when the environment is invalid; lists every problem at once. */
@@ -196,7 +199,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     },
     jobTimeoutMs: e.JOB_TIMEOUT_MS,
     holdTtlSeconds: e.HOLD_TTL_SECONDS,
-    requestTiming: { maxRequestMs: e.MAX_REQUEST_SECONDS * 1000, usageGraceMs: e.USAGE_GRACE_MS },
+    requestTiming: { maxRequestMs: e.MAX_REQUEST_SECONDS * 1000, usageGraceMs: e.USAGE_GRACE_MS, usageGraceMaxStreams: e.USAGE_GRACE_MAX_STREAMS },
     routes: { retryBudgetMs: e.ROUTE_RETRY_BUDGET_MS, breakerFailures: e.ROUTE_BREAKER_FAILURES, breakerCooldownMs: e.ROUTE_BREAKER_COOLDOWN_MS },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     documentFetchAllowLoopback: e.DOCUMENT_FETCH_ALLOW_LOOPBACK,
