@@ -44,6 +44,7 @@ const schema = z
     MAX_REQUEST_SECONDS: int(3600, 1),
     USAGE_GRACE_MS: int(5_000, 0),
     USAGE_GRACE_MAX_STREAMS: int(256, 0),
+    LOG_BUFFER_CHARS: int(4 * 1024 * 1024, 1024),
     SHUTDOWN_GRACE_MS: int(25_000, 0),
     DOCUMENT_FETCH_ALLOW_LOOPBACK: flag,
     CHARGE_SPOOL_DIR: z.string().default('.farebox/spool'),
@@ -94,6 +95,8 @@ export interface Config {
   readonly mongoDb: string;
   readonly adminToken: string | undefined;
   readonly logLevel: string;
+  /** Most log output (characters) queued while stdout's reader is slow; beyond it lines are dropped. */
+  readonly logBufferChars: number;
   readonly workerConcurrency: number;
   readonly providersFile: string;
   readonly catalogFile: string;
@@ -187,6 +190,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     mongoDb: e.MONGODB_DB,
     adminToken: e.ADMIN_TOKEN,
     logLevel: e.LOG_LEVEL,
+    logBufferChars: e.LOG_BUFFER_CHARS,
     workerConcurrency: e.WORKER_CONCURRENCY,
     providersFile: resolvePath(e.PROVIDERS_FILE),
     catalogFile: resolvePath(e.CATALOG_FILE),
