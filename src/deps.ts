@@ -19,6 +19,7 @@ import { SpoolingLedger } from './ledger/spooling-ledger.js';
 import { createAdmission, type RedisAdmission } from './limits/redis-admission.js';
 import { Metrics } from './metrics/metrics.js';
 import { RouteHealth } from './chat/route-health.js';
+import { GraceReads } from './chat/grace-reads.js';
 import { buildProviderRegistry } from './providers/provider-factories.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import { JobQueue, type JobQueueOptions } from './queue/job-queue.js';
@@ -69,6 +70,8 @@ export interface Deps {
   readonly ceilings: CeilingRegistry;
   /** How long one chat request may run, and wait for its usage after the client left. */
   readonly requestTiming: RequestTiming;
+  /** This process's bound on streams read for usage after their client left. */
+  readonly graceReads: GraceReads;
   /** The image and OCR job queue; absent when left out (then those routes are not mounted). */
   readonly jobs?: JobQueue;
   /** Health of every route in this process: circuit breakers, Retry-After, latency. */
@@ -134,6 +137,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
 
   return {
     config, log, clock, mongo, c, redis, bus, catalogRepository, catalog, accounts, credits, keys, keyAuth, ledger, admission, providers, metrics, requests, jobs, requestTiming: config.requestTiming, receipts, idempotency, ceilings,
+    graceReads: new GraceReads(config.requestTiming.usageGraceMaxStreams),
     routeHealth: new RouteHealth(config.routes), routeRetryBudgetMs: config.routes.retryBudgetMs,
     async close() {
       // Bounded per step: a store that is gone or half-open must not hold a process open.

@@ -5,6 +5,7 @@ import type { Admission } from '../limits/admission-types.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { DraftLookup } from '../requests/recording-admission.js';
+import type { GraceReads } from './grace-reads.js';
 import type { RouteHealth } from './route-health.js';
 import type { UpstreamTiming } from './upstream-signal.js';
 
@@ -21,6 +22,8 @@ export interface ChatServiceDeps {
   readonly requests?: DraftLookup;
   /** How long a request may run and wait for usage after its client left. */
   readonly requestTiming: UpstreamTiming;
+  /** This process's bound on streams read for usage after their client left; absent: unbounded. */
+  readonly graceReads?: GraceReads;
   /** Health of routes in this process (breaker, Retry-After, latency); absent: no breaker. */
   readonly routeHealth?: RouteHealth;
   /** Most time one request may wait out upstream `Retry-After`s, ms (default 10 000). */

@@ -31,7 +31,12 @@ async function runPlan(deps: ChatServiceDeps, admitted: AdmittedChat, plan: Fron
 
 /** Runs the front's plan on each route in turn until one answers (see runRoutes). */
 async function runOnRoutes(deps: ChatServiceDeps, admitted: AdmittedChat, front: ChatFront, channel: ClientChannel): Promise<unknown> {
-  const upstream = upstreamSignal(channel.signal, deps.requestTiming, admitted.body.stream === true);
+  const stream = admitted.body.stream === true;
+  const upstream = upstreamSignal(channel.signal, deps.requestTiming, stream, {
+    graceReads: deps.graceReads,
+    // The slot is the client's: gone with it. The hold is the money's: it stays until settled.
+    onLeave: stream ? () => void admitted.ticket.freeStreamSlot?.() : undefined,
+  });
   try {
     return await runRoutes(deps, admitted, upstream.signal, async (attempt) => runPlan(deps, attempt, await front.plan(attempt), channel, upstream.signal));
   } finally {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { AdmissionTicket } from '../limits/admission-types.js';
+import { KeyTrail, withKeyTrail } from '../providers/http/key-trail.js';
 import type { AttemptRecord } from '../requests/request-record-types.js';
 import { BeforeFirstByteError } from './before-first-byte.js';
 import type { AdmittedChat, AdmittedRoute } from './chat-admit.js';
@@ -63,9 +64,19 @@ class Walk<T> {
     private readonly signal: AbortSignal,
   ) {}
 
-  private note(route: AdmittedRoute, outcome: AttemptRecord['outcome'], cause: string | null, status: number | null, ms: number): void {
+  private note(route: AdmittedRoute, outcome: AttemptRecord['outcome'], cause: string | null, status: number | null, ms: number, keyEnv: string | null = null): void {
     const attempt: AttemptRecord = { model: route.entryId, provider: route.providerId, upstream_model: route.route.upstreamModel, outcome, cause, status, latency_ms: Math.round(ms) };
+    if (keyEnv !== null) attempt.key_env = keyEnv;
     this.deps.requests?.draft(this.admitted.requestId)?.attempted(attempt);
+  }
+
+  /** Notes the keys the vendor refused before the request went on with the next (0 ms: the time is the attempt's). */
+  private noteRefusedKeys(route: AdmittedRoute, trail: KeyTrail): void {
+    for (const key of trail.tries) {
+      if (key.refusal === undefined) continue;
+      const verdict = judgeFailure(key.refusal);
+      this.note(route, 'failed', verdict.cause, verdict.status ?? null, 0, key.env);
+    }
   }
 
   skip(route: AdmittedRoute, reason: string): void {
@@ -79,17 +90,19 @@ class Walk<T> {
     const key = route.route.key;
     const started = performance.now();
     let answered = false;
+    const trail = new KeyTrail();
     const firstByte = (): void => {
       answered = true;
       const ms = performance.now() - started;
       deps.routeHealth?.succeeded(key, ms);
       deps.metrics?.routes.attempt(key, route.providerId, ms / 1000, undefined);
-      this.note(route, 'answered', null, null, ms);
+      this.noteRefusedKeys(route, trail);
+      this.note(route, 'answered', null, null, ms, trail.last());
       deps.requests?.draft(this.admitted.requestId)?.answeredBy(route.entryId, route.providerId);
     };
     this.tried += 1;
     try {
-      return { value: await this.run(onRoute(this.admitted, route, firstByte)) };
+      return { value: await withKeyTrail(trail, () => this.run(onRoute(this.admitted, route, firstByte))) };
     } catch (err) {
       if (answered || !(err instanceof BeforeFirstByteError)) {
         if (!answered && gate === 'trial') deps.routeHealth?.abandoned(key);
@@ -100,7 +113,8 @@ class Walk<T> {
       if (verdict.failover) deps.routeHealth?.failed(key, verdict.retryAfterMs);
       else if (gate === 'trial') deps.routeHealth?.abandoned(key);
       deps.metrics?.routes.attempt(key, route.providerId, ms / 1000, verdict.cause);
-      this.note(route, 'failed', verdict.cause, verdict.status ?? null, ms);
+      this.noteRefusedKeys(route, trail);
+      this.note(route, 'failed', verdict.cause, verdict.status ?? null, ms, trail.last());
       if (!verdict.failover || this.signal.aborted) throw err.original;
       deps.log.info({ request_id: this.admitted.requestId, route: key, cause: verdict.cause }, 'route failed before the first byte; trying the next');
       this.last = err.original;

@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.js';
+import type { GraceReads } from './grace-reads.js';
 
 /** Time bounds of one request's upstream call. */
 export interface UpstreamTiming {
@@ -6,6 +7,14 @@ export interface UpstreamTiming {
   readonly maxRequestMs: number;
   /** How long a stream whose client left keeps reading for the upstream's usage report. */
   readonly usageGraceMs: number;
+}
+
+/** What happens when a stream's client leaves: its slot is freed, and reading on takes a permit. */
+export interface ClientLeave {
+  /** Called once when the client goes away (a stream frees its concurrent-stream slot here). */
+  readonly onLeave?: () => void;
+  /** The process's bound on streams read after their client left; absent: unbounded. */
+  readonly graceReads?: GraceReads;
 }
 
 /** The signal an upstream call runs under, and how to stop watching. */
@@ -18,12 +27,14 @@ export interface UpstreamSignal {
  * The upstream call's abort signal. A client that leaves stops the call, at once for a
  * non-streamed request (nothing will be delivered) or, for a stream, after `usageGraceMs`, so
  * the upstream's usage report, which OpenAI sends only at the very end, can still arrive and
- * be billed instead of a local count. Any request ends after `maxRequestMs`, so no hold and
- * no stream slot are held forever.
+ * be billed instead of a local count. That reading needs a permit of the process's grace
+ * bound, held until the call ends; without one the call stops at once. Any request ends after
+ * `maxRequestMs`, so no hold and no stream slot are held forever.
  */
-export function upstreamSignal(client: AbortSignal, timing: UpstreamTiming, stream: boolean): UpstreamSignal {
+export function upstreamSignal(client: AbortSignal, timing: UpstreamTiming, stream: boolean, leave: ClientLeave = {}): UpstreamSignal {
   const controller = new AbortController();
   const timers: NodeJS.Timeout[] = [];
+  let permit: (() => void) | undefined;
   // The reason is made when the timer fires: an error built per request captures a stack trace.
   const abortAfter = (ms: number, reason: () => unknown): void => {
     const timer = setTimeout(() => controller.abort(reason()), ms);
@@ -32,7 +43,9 @@ export function upstreamSignal(client: AbortSignal, timing: UpstreamTiming, stre
   };
   abortAfter(timing.maxRequestMs, () => new GatewayError('upstream_timeout', `The request ran longer than the ${Math.round(timing.maxRequestMs / 1000)} s a request may run`));
   const onClientGone = (): void => {
-    if (stream && timing.usageGraceMs > 0) abortAfter(timing.usageGraceMs, () => client.reason);
+    leave.onLeave?.();
+    if (stream && timing.usageGraceMs > 0) permit = leave.graceReads === undefined ? () => undefined : leave.graceReads.take();
+    if (permit !== undefined) abortAfter(timing.usageGraceMs, () => client.reason);
     else controller.abort(client.reason);
   };
   if (client.aborted) onClientGone();
@@ -42,6 +55,7 @@ export function upstreamSignal(client: AbortSignal, timing: UpstreamTiming, stre
     dispose: () => {
       for (const timer of timers) clearTimeout(timer);
       client.removeEventListener('abort', onClientGone);
+      permit?.();
     },
   };
 }

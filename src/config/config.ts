@@ -44,6 +44,8 @@ const schema = z
     MAX_REQUEST_SECONDS: int(3600, 1),
     USAGE_GRACE_MS: int(5_000, 0),
     COUNT_TOKENS_RPM: int(600, 1),
+    USAGE_GRACE_MAX_STREAMS: int(256, 0),
+    LOG_BUFFER_CHARS: int(4 * 1024 * 1024, 1024),
     SHUTDOWN_GRACE_MS: int(25_000, 0),
     DOCUMENT_FETCH_ALLOW_LOOPBACK: flag,
     CHARGE_SPOOL_DIR: z.string().default('.farebox/spool'),
@@ -94,6 +96,8 @@ export interface Config {
   readonly mongoDb: string;
   readonly adminToken: string | undefined;
   readonly logLevel: string;
+  /** Most log output (characters) queued while stdout's reader is slow; beyond it lines are dropped. */
+  readonly logBufferChars: number;
   readonly workerConcurrency: number;
   readonly providersFile: string;
   readonly catalogFile: string;
@@ -149,6 +153,8 @@ export interface RoutePolicy {
 export interface RequestTiming {
   readonly maxRequestMs: number;
   readonly usageGraceMs: number;
+  /** Most streams one process reads on for usage after their clients left (then they stop at once). */
+  readonly usageGraceMaxStreams: number;
 }
 
 /** Thrown when the environment is invalid; lists every problem at once. */
@@ -187,6 +193,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     mongoDb: e.MONGODB_DB,
     adminToken: e.ADMIN_TOKEN,
     logLevel: e.LOG_LEVEL,
+    logBufferChars: e.LOG_BUFFER_CHARS,
     workerConcurrency: e.WORKER_CONCURRENCY,
     providersFile: resolvePath(e.PROVIDERS_FILE),
     catalogFile: resolvePath(e.CATALOG_FILE),
@@ -200,7 +207,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     jobTimeoutMs: e.JOB_TIMEOUT_MS,
     holdTtlSeconds: e.HOLD_TTL_SECONDS,
     countTokensRpm: e.COUNT_TOKENS_RPM,
-    requestTiming: { maxRequestMs: e.MAX_REQUEST_SECONDS * 1000, usageGraceMs: e.USAGE_GRACE_MS },
+    requestTiming: { maxRequestMs: e.MAX_REQUEST_SECONDS * 1000, usageGraceMs: e.USAGE_GRACE_MS, usageGraceMaxStreams: e.USAGE_GRACE_MAX_STREAMS },
     routes: { retryBudgetMs: e.ROUTE_RETRY_BUDGET_MS, breakerFailures: e.ROUTE_BREAKER_FAILURES, breakerCooldownMs: e.ROUTE_BREAKER_COOLDOWN_MS },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     documentFetchAllowLoopback: e.DOCUMENT_FETCH_ALLOW_LOOPBACK,

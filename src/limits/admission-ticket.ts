@@ -68,6 +68,18 @@ export class RedisAdmissionTicket implements AdmissionTicket {
     await this.finish(charged ?? null, this.ctx.clock());
   }
 
+  async freeStreamSlot(): Promise<void> {
+    if (this.freed) return;
+    this.ctx.refresher.dropStream(this.requestId);
+    try {
+      await this.ctx.epoch?.ready(this.key.account_id);
+      await this.ctx.redis.zrem(this.ctx.keys.streams(this.key.account_id, this.key._id), this.requestId);
+    } catch (err) {
+      // The lease is no longer renewed, so the slot lapses with it.
+      this.ctx.log.warn({ err, request_id: this.requestId }, 'freeing a stream slot failed');
+    }
+  }
+
   /**
    * Charges at most the hold: a metered cost above it (an upstream reporting more than the
    * request could use) is billed at the hold and the excess recorded as absorbed.

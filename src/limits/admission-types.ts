@@ -48,6 +48,11 @@ export interface AdmissionTicket {
    * made elsewhere (a worker) and `charged` tells admission state what left the balance.
    */
   release(charged?: ChargeOutcome): Promise<void>;
+  /**
+   * Frees the request's concurrent-stream slot now (its client left) while the hold stays
+   * until settle or release. Never fails: Redis trouble only logs, and the slot then lapses.
+   */
+  freeStreamSlot?(): Promise<void>;
 }
 
 /**

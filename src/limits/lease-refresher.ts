@@ -67,6 +67,14 @@ export class LeaseRefresher {
     });
   }
 
+  /** Stops renewing (and re-placing) a request's stream slot; its hold stays tracked. */
+  dropStream(requestId: string): void {
+    const lease = this.leases.get(requestId);
+    if (lease === undefined || !lease.stream) return;
+    if (lease.held === 0n) this.leases.delete(requestId);
+    else this.leases.set(requestId, { ...lease, stream: false });
+  }
+
   /** Stops refreshing a request's entries. */
   untrack(requestId: string): void {
     this.leases.delete(requestId);

@@ -1,5 +1,5 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
-import { safeWriter } from './safe-output.js';
+import { BoundedOutput, type LogOutputStats } from './bounded-output.js';
 
 /** Paths whose values never reach a log line (keys, tokens, credentials). */
 export const REDACT_PATHS = [
@@ -25,11 +25,34 @@ export const REDACT_PATHS = [
   'secrets',
 ];
 
+/** Default bound of the log output's queue, in characters (a few thousand lines). */
+export const DEFAULT_LOG_BUFFER_CHARS = 4 * 1024 * 1024;
+
+let stdout: BoundedOutput | undefined;
+
 /**
- * Builds the root logger; `destination` lets tests capture output. By default lines go to stdout
- * through {@link safeWriter}: a reader that went away ends logging quietly instead of crashing,
- * looping or holding up the exit (pino's own stdout stream retries a broken pipe forever when it
- * flushes at exit).
+ * The process's stdout as log output: one per process, bounded and written off the main thread
+ * (see BoundedOutput), flushed for at most a second when the process exits. The first call's
+ * settings hold.
+ */
+export function processLogOutput(maxChars = DEFAULT_LOG_BUFFER_CHARS, fields: Readonly<Record<string, string>> = {}): BoundedOutput {
+  if (stdout === undefined) {
+    const output = new BoundedOutput(1, maxChars, fields);
+    process.once('exit', () => output.flushSync());
+    stdout = output;
+  }
+  return stdout;
+}
+
+/** What the process's stdout log output dropped and holds, once it exists. */
+export function logOutputStats(): LogOutputStats | undefined {
+  return stdout?.stats();
+}
+
+/**
+ * Builds the root logger; `destination` lets tests capture output. By default lines go to
+ * {@link processLogOutput}: a reader that is slow, stalled or gone never holds up the process;
+ * what it could not take is dropped, counted and reported.
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
@@ -39,7 +62,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       serializers: { err: pino.stdSerializers.err },
     },
-    destination ?? safeWriter(1),
+    destination ?? processLogOutput(),
   );
 }
 

@@ -1,7 +1,9 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { toUsdNumber } from '../billing/money.js';
 import { EventLoopDelayMetrics } from './event-loop-delay.js';
+import { logOutputStats } from '../log/logger.js';
 import { LedgerMetrics } from './ledger-metrics.js';
+import { registerLogMetrics } from './log-metrics.js';
 import { RequestMetrics } from './request-metrics.js';
 import { RouteMetrics } from './route-metrics.js';
 import { QueueMetrics } from './queue-metrics.js';
@@ -78,6 +80,7 @@ export class Metrics {
     this.ledger = new LedgerMetrics(this.registry);
     this.queue = new QueueMetrics(this.registry);
     this.routes = new RouteMetrics(this.registry);
+    registerLogMetrics(this.registry, logOutputStats);
     if (options.defaultMetrics === true) collectDefaultMetrics({ register: this.registry, prefix: 'farebox_' });
   }
 

@@ -16,6 +16,7 @@ function recordingTicket(ticket: AdmissionTicket, draft: RecordDraft): Admission
       return outcome;
     },
     release: (charged) => ticket.release(charged),
+    ...(ticket.freeStreamSlot === undefined ? {} : { freeStreamSlot: () => ticket.freeStreamSlot?.() ?? Promise.resolve() }),
   };
 }
 

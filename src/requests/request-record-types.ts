@@ -22,6 +22,8 @@ export interface AttemptRecord {
   /** The upstream's HTTP status, when it answered one. */
   status: number | null;
   latency_ms: number;
+  /** The variable naming the upstream key used, for a provider with several keys (never its value). */
+  key_env?: string;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
-import { createLogger, type Logger } from '../log/logger.js';
+import { createLogger, processLogOutput, type Logger } from '../log/logger.js';
 import { quietStdStreams, safeWriter } from '../log/safe-output.js';
 
 /**
@@ -11,7 +11,7 @@ export function boot(name: string): { config: Config; log: Logger } {
   quietStdStreams();
   try {
     const config = loadConfig(process.env);
-    const log = createLogger(config.logLevel).child({ process: name });
+    const log = createLogger(config.logLevel, processLogOutput(config.logBufferChars, { process: name })).child({ process: name });
     process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
     return { config, log };
   } catch (err) {

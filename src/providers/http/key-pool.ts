@@ -1,4 +1,5 @@
 import { GatewayError, type GatewayError as GatewayErrorType } from '../../errors/gateway-error.js';
+import { currentKeyTrail } from './key-trail.js';
 import type { UpstreamClient, UpstreamRequestOptions } from './upstream-client.js';
 
 /** One upstream key: the variable that names it (shown in logs) and its value (never shown). */
@@ -40,12 +41,13 @@ export class KeyPool {
     return undefined;
   }
 
-  /** Sets a key aside if the vendor's error says the key itself is refused. */
-  judge(key: PoolKey, err: GatewayErrorType): void {
+  /** Sets a key aside if the vendor's error says the key itself is refused; true when it did. */
+  judge(key: PoolKey, err: GatewayErrorType): boolean {
     const reason = refusalReason(err);
-    if (reason === undefined) return;
+    if (reason === undefined) return false;
     this.asideUntil.set(key.env, this.now() + SET_ASIDE_MS);
     this.onSetAside({ provider: this.provider, keyEnv: key.env, reason });
+    return true;
   }
 }
 
@@ -59,21 +61,31 @@ function refusalReason(err: GatewayErrorType): string | undefined {
 }
 
 /**
- * A client that sends each request with the pool's next key (in the headers `auth` builds)
- * and sets refused keys aside. With every key aside it fails at once, without a call, with a
- * 503 the failover treats as this route's own failure.
+ * A client that sends each request with the pool's next key (in the headers `auth` builds).
+ * A key the vendor refuses is set aside and the same request goes on at once with the next
+ * usable key; only when none is left does the refusal reach the caller (whose route runner
+ * moves on to the next route). With every key aside it fails at once, without a call, with a
+ * 503 the failover treats as this route's own failure. Each key used is noted, by variable
+ * name, on the running attempt's key trail.
  */
 export function keyedClient(client: UpstreamClient, pool: KeyPool, auth: (key: string) => Record<string, string>): UpstreamClient {
   async function withKey<T>(opts: UpstreamRequestOptions, send: (o: UpstreamRequestOptions) => Promise<T>): Promise<T> {
-    const key = pool.pick();
+    const trail = currentKeyTrail();
+    let key = pool.pick();
     if (key === undefined) {
       throw new GatewayError('service_unavailable', 'This model is not available right now.', { upstream: { code: 'keys_exhausted' } });
     }
-    try {
-      return await send({ ...opts, headers: { ...opts.headers, ...auth(key.value) } });
-    } catch (err) {
-      if (err instanceof GatewayError) pool.judge(key, err);
-      throw err;
+    for (;;) {
+      const entry = trail?.tried(key.env);
+      try {
+        return await send({ ...opts, headers: { ...opts.headers, ...auth(key.value) } });
+      } catch (err) {
+        if (!(err instanceof GatewayError) || !pool.judge(key, err)) throw err;
+        const next = opts.signal.aborted ? undefined : pool.pick();
+        if (next === undefined) throw err;
+        if (entry !== undefined) entry.refusal = err;
+        key = next;
+      }
     }
   }
   return {

@@ -1,4 +1,4 @@
-import Anthropic from '@anthropic-ai/sdk';
+import Anthropic, { APIError } from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicInputTokens } from '../../fixtures/upstreams/vendor-counting.js';
@@ -68,7 +68,7 @@ describe('token counts: POST /v1/messages/count_tokens and /v1/responses/input_t
     expect(bad.status).toBe(401);
     expect(((await bad.json()) as { type: string }).type).toBe('error');
     const unknown = await anthropic.messages.countTokens({ model: 'nope/none', messages }).then(() => undefined, (err: unknown) => err);
-    expect((unknown as Anthropic.APIError).status).toBe(404);
+    expect((unknown as APIError).status).toBe(404);
     const malformed = await fetch(`${gw.web.url}/v1/responses/input_tokens`, { method: 'POST', headers: { authorization: `Bearer ${gw.funded.raw}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'local/echo', input: 7 }) });
     expect(malformed.status).toBe(400);
   });

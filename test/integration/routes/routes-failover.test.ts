@@ -2,7 +2,7 @@ import { APIError } from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeScenario } from '../../fixtures/upstreams/fake-openai.js';
 import { ledgerEntry, streamChat, streamedText } from '../chat/chat-client.js';
-import { attemptsOf, KEY_B, PRICE_A, PRICE_B, recordOf, startRoutesWorld, usd, USAGE_A, USAGE_B, WRONG_KEYS, type RoutesWorld } from './routes-gateway.js';
+import { attemptsOf, KEY_B, keyedAttemptsOf, PRICE_A, PRICE_B, recordOf, startRoutesWorld, usd, USAGE_A, USAGE_B, WRONG_KEYS, type RoutesWorld } from './routes-gateway.js';
 
 let w: RoutesWorld;
 let n = 0;
@@ -133,17 +133,19 @@ describe('answered at once', () => {
 });
 
 describe('keys', () => {
-  it('a provider whose keys are all refused: each key tried in turn, set aside, then skipped without a call', async () => {
+  it('a provider whose keys are all refused: the first request tries each in turn, then the next route; later ones skip it without a call', async () => {
     const model = await freshModel(['prov-keyed', 'prov-b']);
     const seen: string[] = [];
-    for (let i = 0; i < 3; i += 1) {
+    for (let i = 0; i < 2; i += 1) {
       const before = w.c.requests.length;
       const { data, response } = await w.client.chat.completions.create({ model, messages }).withResponse();
       expect(data.choices[0]?.message.content).toBe('Answer from B.');
       expect((data.usage as unknown as { cost: number }).cost).toBe(usd(USAGE_B, PRICE_B));
       seen.push(...w.c.requests.slice(before).map((r) => String(r.headers.authorization)));
       const record = await recordOf(w, response.headers.get('x-service-request-id') ?? '');
-      expect(attemptsOf(record)[0]).toEqual(i < 2 ? ['prov-keyed', 'failed', 'status_401', 401] : ['prov-keyed', 'failed', 'keys_exhausted', null]);
+      expect(keyedAttemptsOf(record)).toEqual(i === 0
+        ? [['prov-keyed', 'failed', 'status_401', 401, 'FAKE_KEYED_1'], ['prov-keyed', 'failed', 'status_401', 401, 'FAKE_KEYED_2'], ['prov-b', 'answered', null, null, undefined]]
+        : [['prov-keyed', 'failed', 'keys_exhausted', null, undefined], ['prov-b', 'answered', null, null, undefined]]);
     }
     expect(seen).toEqual([`Bearer ${WRONG_KEYS.FAKE_KEYED_1}`, `Bearer ${WRONG_KEYS.FAKE_KEYED_2}`]);
     const logs = w.gw.logs();

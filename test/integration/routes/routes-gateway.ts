@@ -12,6 +12,8 @@ export const KEY_B = 'sk-fake-route-b-upstream-key-0002';
 export const KEY_C = 'sk-fake-route-c-upstream-key-0003';
 /** Keys the keyed provider is given: both wrong, so both get set aside. */
 export const WRONG_KEYS = { FAKE_KEYED_1: 'sk-wrong-keyed-value-one-1111', FAKE_KEYED_2: 'sk-wrong-keyed-value-two-2222' };
+/** Keys of the half-keyed provider (upstream C): the first refused, the second C's own. */
+export const HALF_KEYS = { FAKE_HALF_1: 'sk-wrong-half-value-one-3333', FAKE_HALF_2: KEY_C };
 
 /** Model prices (route A) and route B's own, USD per token. */
 export const PRICE_A = { prompt: '0.000001', completion: '0.000002' };
@@ -51,12 +53,13 @@ export async function startRoutesWorld(env: Record<string, string> = {}): Promis
     { id: 'prov-a', kind: 'openai', base_url: `${a.url}/v1`, api_key_env: 'FAKE_A_KEY' },
     { id: 'prov-b', kind: 'openai', base_url: `${b.url}/v1`, api_key_env: 'FAKE_B_KEY' },
     { id: 'prov-keyed', kind: 'openai', base_url: `${c.url}/v1`, api_key_env: ['FAKE_KEYED_1', 'FAKE_KEYED_2'] },
+    { id: 'prov-half', kind: 'openai', base_url: `${c.url}/v1`, api_key_env: ['FAKE_HALF_1', 'FAKE_HALF_2'] },
     // Nothing listens on the discard port: every connection is refused.
     { id: 'prov-dead', kind: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key_env: 'FAKE_A_KEY' },
   ]));
   const gw = await startTestGateway({
     env: testEnv({
-      LOG_LEVEL: 'info', PROVIDERS_FILE: providersFile, FAKE_A_KEY: KEY_A, FAKE_B_KEY: KEY_B, ...WRONG_KEYS,
+      LOG_LEVEL: 'info', PROVIDERS_FILE: providersFile, FAKE_A_KEY: KEY_A, FAKE_B_KEY: KEY_B, ...WRONG_KEYS, ...HALF_KEYS,
       UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '400', UPSTREAM_IDLE_TIMEOUT_MS: '400', ...env,
     }),
   });
@@ -85,6 +88,11 @@ export async function recordOf(world: RoutesWorld, requestId: string): Promise<R
   const res = await adminClient(world.gw.url).call('GET', `/requests/${requestId}`);
   if (res.status !== 200) throw new Error(`record ${requestId}: ${res.status}`);
   return res.body.data as Record<string, any>;
+}
+
+/** Attempts of a record reduced to provider, outcome, cause, status and the key's variable. */
+export function keyedAttemptsOf(record: Record<string, any>): Array<[string, string, string | null, number | null, string | undefined]> {
+  return (record.attempts as Array<Record<string, any>>).map((a) => [a.provider, a.outcome, a.cause, a.status, a.key_env]);
 }
 
 /** Attempts of a record reduced to what tests compare: provider, outcome, cause, status. */
