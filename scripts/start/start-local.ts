@@ -8,6 +8,7 @@ import { resolveServices } from '../services/resolve-services.js';
 import { runEntry, spawnEntry } from './child-process.js';
 import { acquireDataLock } from './data-lock.js';
 import { seedDemo } from './demo-seed.js';
+import { AGENT_DEFAULT_MODELS } from './agent-aliases.js';
 import { stopLeftovers } from './leftovers.js';
 import { LocalRun } from './local-run.js';
 import { Supervisor } from './supervisor.js';
@@ -41,6 +42,7 @@ async function seedOnce(dataDir: string, mongoUri: string, dbName: string): Prom
   if (existsSync(marker)) return;
   const demo = await seedDemo(mongoUri, dbName);
   writeFileSync(marker, `${demo.accountId} ${demo.keyId}\n`);
+  log(`coding agents' default models (${AGENT_DEFAULT_MODELS.join(', ')}) answer as local/echo`);
   log(`demo account ${demo.accountId} with $5.00 of credit; its key is shown once:`);
   stdout.write(`FAREBOX_DEMO_KEY=${demo.rawKey}\n`);
 }
