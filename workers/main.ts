@@ -1,6 +1,8 @@
 import { closeUpstreamAgents } from '../src/providers/http/upstream-client.js';
 import { buildProviderRegistry } from '../src/providers/provider-factories.js';
 import { boot } from '../src/runtime/boot.js';
+import { startTracing } from '../src/tracing/start-tracing.js';
+import { stopTracing } from '../src/tracing/tracing.js';
 import { onShutdown } from '../src/runtime/shutdown.js';
 import { STORE_CLOSE_RESERVE_MS } from '../src/runtime/store-steps.js';
 import { startWorkers } from './start-workers.js';
@@ -12,6 +14,7 @@ import { startWebhookWorker } from './start-webhook-worker.js';
 // MongoDB serves webhook deliveries alone (endpoints, the delivery log), connected lazily so
 // a store that is down cannot hold up image and OCR work.
 const { config, log } = boot('worker');
+await startTracing(config.tracing, 'worker');
 // Only the image and OCR adapters are loaded: a worker runs no chat.
 const providers = await buildProviderRegistry(config, ['jobs']);
 const workers = await startWorkers({ config, log, providers });
@@ -40,4 +43,5 @@ onShutdown(log, { graceMs: config.shutdownGraceMs }, () => [
   { name: 'close queue connections', timeoutMs: 1_500, run: async () => void (await Promise.all([workers.disconnect(), webhooks.disconnect()])) },
   { name: 'close MongoDB', timeoutMs: 1_000, run: () => mongo.close() },
   { name: 'close upstream agents', timeoutMs: 500, run: () => closeUpstreamAgents() },
+  { name: 'flush traces', timeoutMs: 1_000, run: () => stopTracing() },
 ]);

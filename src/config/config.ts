@@ -65,6 +65,9 @@ const schema = z
     ROUTE_RETRY_BUDGET_MS: int(10_000, 0),
     ROUTE_BREAKER_FAILURES: int(5, 1),
     ROUTE_BREAKER_COOLDOWN_MS: int(30_000, 1),
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+    OTEL_SERVICE_NAME: z.string().min(1).max(100).default('farebox'),
+    OTEL_BSP_SCHEDULE_DELAY: int(5_000, 1),
     WEBHOOK_ALLOW_LOOPBACK: flag,
     WEBHOOK_MAX_ATTEMPTS: int(14, 1),
     WEBHOOK_RETRY_BASE_MS: int(10_000, 1),
@@ -133,6 +136,8 @@ export interface Config {
     readonly keyId: string | undefined;
     readonly retiredKeys: ReadonlyArray<{ readonly kid: string; readonly x: string }>;
   };
+  /** OpenTelemetry trace export (see TracingSettings). */
+  readonly tracing: TracingSettings;
   /** Webhook delivery (see WebhookSettings). */
   readonly webhooks: WebhookSettings;
   /** Provider secrets by variable name, as named by the providers file. */
@@ -148,6 +153,16 @@ export interface RoutePolicy {
   readonly retryBudgetMs: number;
   readonly breakerFailures: number;
   readonly breakerCooldownMs: number;
+}
+
+/**
+ * Trace export over OTLP/HTTP: to `endpoint` (`OTEL_EXPORTER_OTLP_ENDPOINT`, the base URL;
+ * absent: no tracing at all), as `serviceName`, in batches every `scheduleDelayMs`.
+ */
+export interface TracingSettings {
+  readonly endpoint: string | undefined;
+  readonly serviceName: string;
+  readonly scheduleDelayMs: number;
 }
 
 /**
@@ -227,6 +242,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     requestRecordRetentionDays: e.REQUEST_RECORD_RETENTION_DAYS,
     ledgerMaxConcurrentCommits: e.LEDGER_MAX_CONCURRENT_COMMITS,
     receipts: { signingKey: e.RECEIPT_SIGNING_KEY, keyId: e.RECEIPT_KEY_ID, retiredKeys: e.RECEIPT_RETIRED_KEYS },
+    tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME, scheduleDelayMs: e.OTEL_BSP_SCHEDULE_DELAY },
     webhooks: {
       allowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,
       maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
