@@ -72,6 +72,4 @@ export interface WebhookJobData {
   type: WebhookEventType;
   /** The exact body sent (so every retry sends the same bytes). */
   body: string;
-  /** Trace context of whoever emitted it (W3C), when tracing is on. */
-  trace?: Record<string, string>;
 }
