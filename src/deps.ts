@@ -35,6 +35,10 @@ import type { ReceiptSigner } from './receipts/receipt-signer.js';
 import { ShutdownReport } from './runtime/shutdown-report.js';
 import { runSteps } from './runtime/shutdown.js';
 import { storeShutdownSteps } from './runtime/store-steps.js';
+import { observeAll } from './ledger/ledger-observer.js';
+import { settleWithin } from './queue/queue-connections.js';
+import type { HostResolver } from './security/ssrf-guard.js';
+import { Webhooks } from './webhooks/index.js';
 
 /** Everything a process needs, built once at boot (the composition root). */
 export interface Deps {
@@ -78,6 +82,8 @@ export interface Deps {
   readonly routeHealth: RouteHealth;
   /** Most time one request may wait out upstream `Retry-After`s, ms. */
   readonly routeRetryBudgetMs: number;
+  /** Webhook endpoints, the events the ledger, keys and credits emit, and the delivery log. */
+  readonly webhooks: Webhooks;
   /** Stops background work and closes connections, in dependency order. */
   close(): Promise<void>;
 }
@@ -87,6 +93,8 @@ export interface DepsOptions {
   clock?: Clock;
   /** `false` leaves the job queue out (a gateway without images and OCR). */
   jobs?: JobQueueOptions | false;
+  /** Host resolver of the webhook URL rules (tests name fake public hosts). */
+  resolver?: HostResolver;
 }
 
 /** Connects to the stores and wires the services. */
@@ -113,12 +121,16 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     await bus.publish({ type: 'key', keyId: key._id, hash: key.hash });
   };
   const accounts = new AccountService(c);
-  const credits = new LedgerCredits(mongo.client, c, async (accountId) => bus.publish({ type: 'account', accountId }));
-  const keys = new KeyService(c, announceKey);
+  const webhooks = new Webhooks({ c, redis, redisPrefix: config.redisPrefix, settings: config.webhooks, clock, log, resolver: options.resolver });
+  const credits = new LedgerCredits(mongo.client, c, async (accountId, entry) => {
+    await bus.publish({ type: 'account', accountId });
+    webhooks.credited(entry);
+  });
+  const keys = new KeyService(c, announceKey, webhooks.keyEvents);
   const spool = new ChargeSpool(join(config.chargeSpoolDir, config.mongoDb), log);
   await spool.start();
   const beacon = new SpoolBeacon(redis, `${config.redisPrefix}:spool:pending`, log);
-  const writer = new LedgerWriter(mongo.client, c, log, { maxConcurrent: config.ledgerMaxConcurrentCommits, observer: metrics.ledger });
+  const writer = new LedgerWriter(mongo.client, c, log, { maxConcurrent: config.ledgerMaxConcurrentCommits, observer: observeAll(metrics.ledger, webhooks.spend) });
   metrics.ledger.watchSpool(() => spool.size());
   const ledger = new SpoolingLedger(writer, spool, health, beacon, log);
 
@@ -138,8 +150,10 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   return {
     config, log, clock, mongo, c, redis, bus, catalogRepository, catalog, accounts, credits, keys, keyAuth, ledger, admission, providers, metrics, requests, jobs, requestTiming: config.requestTiming, receipts, idempotency, ceilings,
     graceReads: new GraceReads(config.requestTiming.usageGraceMaxStreams),
-    routeHealth: new RouteHealth(config.routes), routeRetryBudgetMs: config.routes.retryBudgetMs,
+    routeHealth: new RouteHealth(config.routes), routeRetryBudgetMs: config.routes.retryBudgetMs, webhooks,
     async close() {
+      // Crossings seen by the last batches still go out before the connections close.
+      await settleWithin(webhooks.close(), 2_000);
       // Bounded per step: a store that is gone or half-open must not hold a process open.
       await runSteps(storeShutdownSteps({ jobs, catalog, admission, ledger, requests, bus, redis, mongo }), 10_000, new ShutdownReport());
     },

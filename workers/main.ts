@@ -1,24 +1,33 @@
 import { closeUpstreamAgents } from '../src/providers/http/upstream-client.js';
 import { buildProviderRegistry } from '../src/providers/provider-factories.js';
 import { boot } from '../src/runtime/boot.js';
+import { startTracing } from '../src/tracing/start-tracing.js';
+import { stopTracing } from '../src/tracing/tracing.js';
 import { onShutdown } from '../src/runtime/shutdown.js';
 import { STORE_CLOSE_RESERVE_MS } from '../src/runtime/store-steps.js';
 import { startWorkers } from './start-workers.js';
+import { openMongo } from '../src/db/mongo.js';
+import { startWebhookWorker } from './start-webhook-worker.js';
 
-// A worker needs only its configuration, the provider adapters and Redis: jobs carry the
-// catalog entry they were admitted with, and the web charges. No MongoDB, ledger or admission.
+// Image and OCR jobs need only the configuration, the provider adapters and Redis: jobs carry
+// the catalog entry they were admitted with, and the web charges. No ledger or admission.
+// MongoDB serves webhook deliveries alone (endpoints, the delivery log), connected lazily so
+// a store that is down cannot hold up image and OCR work.
 const { config, log } = boot('worker');
+await startTracing(config.tracing, 'worker');
 // Only the image and OCR adapters are loaded: a worker runs no chat.
 const providers = await buildProviderRegistry(config, ['jobs']);
 const workers = await startWorkers({ config, log, providers });
-log.info({ concurrency: config.workerConcurrency, queues: workers.names }, 'worker started');
+const mongo = openMongo(config.mongoUri, config.mongoDb);
+const webhooks = await startWebhookWorker(config, mongo, log);
+log.info({ concurrency: config.workerConcurrency, queues: [...workers.names, 'webhooks'] }, 'worker started');
 
 onShutdown(log, { graceMs: config.shutdownGraceMs }, () => [
   {
     // Stop taking jobs and let running ones finish.
     name: 'finish running jobs',
     timeoutMs: Math.max(0, config.shutdownGraceMs - STORE_CLOSE_RESERVE_MS),
-    run: () => workers.finish(),
+    run: async () => void (await Promise.all([workers.finish(), webhooks.finish()])),
   },
   {
     // Whatever still runs goes back to the queue now rather than when its lock expires.
@@ -31,6 +40,8 @@ onShutdown(log, { graceMs: config.shutdownGraceMs }, () => [
     },
     onCut: (report) => report.note('jobs left to stall recovery', workers.jobs.size),
   },
-  { name: 'close queue connections', timeoutMs: 1_500, run: () => workers.disconnect() },
+  { name: 'close queue connections', timeoutMs: 1_500, run: async () => void (await Promise.all([workers.disconnect(), webhooks.disconnect()])) },
+  { name: 'close MongoDB', timeoutMs: 1_000, run: () => mongo.close() },
   { name: 'close upstream agents', timeoutMs: 500, run: () => closeUpstreamAgents() },
+  { name: 'flush traces', timeoutMs: 1_000, run: () => stopTracing() },
 ]);

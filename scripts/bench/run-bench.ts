@@ -25,6 +25,7 @@ import { ratesScenario } from './scenario-rates.js';
 import { throughputScenario } from './scenario-throughput.js';
 import { tailScenario } from './scenario-tail-rows.js';
 import { failoverScenario } from './scenario-failover.js';
+import { tracingScenario } from './scenario-tracing.js';
 
 const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
 
@@ -41,6 +42,7 @@ const SCENARIOS: ReadonlyArray<[ScenarioGroup, (ctx: ScenarioContext) => Promise
   ['hostile', hostileScenario],
   ['embeddings', embeddingsScenario],
   ['failover', failoverScenario],
+  ['tracing', tracingScenario],
 ];
 
 function layout(pinned: boolean): string {

@@ -17,6 +17,8 @@ export interface AccountDoc {
   charged: bigint;
   absorbed: bigint;
   created_at: Date;
+  /** `balance.low` fires when the balance falls to this (nano-USD); absent: never. */
+  balance_low_threshold?: bigint;
   /** The last entry of the account's ledger hash chain; absent before its first entry. */
   ledger_head?: ChainHead;
 }

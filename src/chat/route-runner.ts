@@ -1,3 +1,4 @@
+import { inSpan } from '../tracing/tracing.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { AdmissionTicket } from '../limits/admission-types.js';
@@ -102,7 +103,8 @@ class Walk<T> {
     };
     this.tried += 1;
     try {
-      return { value: await withKeyTrail(trail, () => this.run(onRoute(this.admitted, route, firstByte))) };
+      const attributes = { 'gen_ai.provider.name': route.providerId, 'gen_ai.request.model': route.route.upstreamModel, 'farebox.attempt': this.tried };
+      return { value: await inSpan(`upstream ${route.providerId}`, attributes, () => withKeyTrail(trail, () => this.run(onRoute(this.admitted, route, firstByte))), 'client') };
     } catch (err) {
       if (answered || !(err instanceof BeforeFirstByteError)) {
         if (!answered && gate === 'trial') deps.routeHealth?.abandoned(key);

@@ -68,6 +68,15 @@ const schema = z
     ROUTE_RETRY_BUDGET_MS: int(10_000, 0),
     ROUTE_BREAKER_FAILURES: int(5, 1),
     ROUTE_BREAKER_COOLDOWN_MS: int(30_000, 1),
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+    OTEL_SERVICE_NAME: z.string().min(1).max(100).default('farebox'),
+    OTEL_BSP_SCHEDULE_DELAY: int(5_000, 1),
+    WEBHOOK_ALLOW_LOOPBACK: flag,
+    WEBHOOK_MAX_ATTEMPTS: int(14, 1),
+    WEBHOOK_RETRY_BASE_MS: int(10_000, 1),
+    WEBHOOK_TIMEOUT_MS: int(10_000, 1),
+    WEBHOOK_SWEEP_MS: int(60_000, 100),
+    WEBHOOK_CONCURRENCY: int(8, 1),
   })
   .superRefine((env, ctx) => {
     if (!env.REDIS_URL && !env.REDIS_CLUSTER_NODES) {
@@ -134,6 +143,10 @@ export interface Config {
     readonly keyId: string | undefined;
     readonly retiredKeys: ReadonlyArray<{ readonly kid: string; readonly x: string }>;
   };
+  /** OpenTelemetry trace export (see TracingSettings). */
+  readonly tracing: TracingSettings;
+  /** Webhook delivery (see WebhookSettings). */
+  readonly webhooks: WebhookSettings;
   /** Provider secrets by variable name, as named by the providers file. */
   readonly secrets: Readonly<Record<string, string | undefined>>;
 }
@@ -147,6 +160,31 @@ export interface RoutePolicy {
   readonly retryBudgetMs: number;
   readonly breakerFailures: number;
   readonly breakerCooldownMs: number;
+}
+
+/**
+ * Trace export over OTLP/HTTP: to `endpoint` (`OTEL_EXPORTER_OTLP_ENDPOINT`, the base URL;
+ * absent: no tracing at all), as `serviceName`, in batches every `scheduleDelayMs`.
+ */
+export interface TracingSettings {
+  readonly endpoint: string | undefined;
+  readonly serviceName: string;
+  readonly scheduleDelayMs: number;
+}
+
+/**
+ * Webhook delivery: endpoints on loopback addresses only when `allowLoopback` (tests against
+ * local receivers; never in production), `maxAttempts` tries `retryBaseMs`·2ⁿ apart (the
+ * defaults, 14 tries from 10 s, span about 23 hours), each bounded by `timeoutMs`; expired keys
+ * are looked for every `sweepMs`; `concurrency` deliveries run at once per worker process.
+ */
+export interface WebhookSettings {
+  readonly allowLoopback: boolean;
+  readonly maxAttempts: number;
+  readonly retryBaseMs: number;
+  readonly timeoutMs: number;
+  readonly sweepMs: number;
+  readonly concurrency: number;
 }
 
 /** Time bounds of one chat request (see Config.requestTiming). */
@@ -215,6 +253,15 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     requestRecordRetentionDays: e.REQUEST_RECORD_RETENTION_DAYS,
     ledgerMaxConcurrentCommits: e.LEDGER_MAX_CONCURRENT_COMMITS,
     receipts: { signingKey: e.RECEIPT_SIGNING_KEY, keyId: e.RECEIPT_KEY_ID, retiredKeys: e.RECEIPT_RETIRED_KEYS },
+    tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME, scheduleDelayMs: e.OTEL_BSP_SCHEDULE_DELAY },
+    webhooks: {
+      allowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,
+      maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      sweepMs: e.WEBHOOK_SWEEP_MS,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+    },
     secrets: Object.freeze({ ...present }),
   };
 }

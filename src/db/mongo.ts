@@ -12,6 +12,16 @@ export interface Mongo {
  * floating point.
  */
 export async function connectMongo(uri: string, dbName: string): Promise<Mongo> {
+  const mongo = openMongo(uri, dbName);
+  await mongo.client.connect();
+  return mongo;
+}
+
+/**
+ * The same client without waiting for a server: it connects on its first operation. For
+ * processes whose main work does not need MongoDB (a worker), so its absence cannot stop them.
+ */
+export function openMongo(uri: string, dbName: string): Mongo {
   const client = new MongoClient(uri, {
     useBigInt64: true,
     // Fail fast while MongoDB is down: callers answer 503 (or spool charges) within about a
@@ -29,6 +39,5 @@ export async function connectMongo(uri: string, dbName: string): Promise<Mongo> 
     // Plain polling instead of long-polled `hello` streams: simpler on every server build.
     serverMonitoringMode: 'poll',
   });
-  await client.connect();
   return { client, db: client.db(dbName), close: () => client.close() };
 }

@@ -16,6 +16,7 @@ import { routeFamilies, type RouteOptions } from './routes/route-families.js';
 import type { GatewayState } from './state.js';
 import { metricsMiddleware } from './middleware/metrics-middleware.js';
 import { recordRequests } from './middleware/record-requests.js';
+import { traceRequests } from './middleware/trace-requests.js';
 
 /**
  * What a process may add to its deps: a live-usage reader and document-fetch overrides, and
@@ -56,6 +57,7 @@ export function createApp(deps: Deps, extensions: AppExtensions = {}): Koa<Gatew
   app.use(accessLog(deps.log));
   app.use(metricsMiddleware(deps.metrics));
   app.use(recordRequests(deps.requests));
+  app.use(traceRequests(deps.requests));
   // No allowHeaders list: the preflight's requested headers are allowed (bearer or x-api-key auth,
   // SDK telemetry headers such as x-stainless-* or anthropic-version). Credentials are never
   // allowed cross-origin, so the console's cookie only ever works from its own page.

@@ -4,11 +4,14 @@ import { createDeps } from '../deps.js';
 import { answerClientErrors, EDGE_SERVER_OPTIONS } from './edge/client-errors.js';
 import { closeUpstreamAgents } from '../providers/http/upstream-client.js';
 import { boot } from '../runtime/boot.js';
+import { startTracing } from '../tracing/start-tracing.js';
+import { stopTracing } from '../tracing/tracing.js';
 import { HttpDrain } from '../runtime/http-drain.js';
 import { onShutdown } from '../runtime/shutdown.js';
 import { STORE_CLOSE_RESERVE_MS, storeShutdownSteps } from '../runtime/store-steps.js';
 
 const { config, log } = boot('web');
+await startTracing(config.tracing, 'web');
 const deps = await createDeps(config, log);
 const app = createApp(deps);
 const server = createServer(EDGE_SERVER_OPTIONS, app.callback());
@@ -31,4 +34,5 @@ onShutdown(log, { graceMs: config.shutdownGraceMs }, () => [
   },
   ...storeShutdownSteps(deps),
   { name: 'close upstream agents', timeoutMs: 500, run: () => closeUpstreamAgents() },
+  { name: 'flush traces', timeoutMs: 1_000, run: () => stopTracing() },
 ]);

@@ -27,11 +27,18 @@ function toLimits(input: LimitsInput): KeyLimits {
   return limits;
 }
 
+/** Told of key changes an account holder may want to hear of (webhooks); must not throw. */
+export interface KeyEventSink {
+  disabled(key: KeyDoc): void;
+  rotated(key: KeyDoc): void;
+}
+
 /** Minting, reading and changing keys. Changes are announced so caches drop them at once. */
 export class KeyService {
   constructor(
     private readonly c: KeyCollections,
     private readonly onChange: (key: KeyDoc) => Promise<void> = async () => {},
+    private readonly events?: KeyEventSink,
   ) {}
 
   /** Mints a key for an account; the raw key is in the result and nowhere else. */
@@ -79,6 +86,7 @@ export class KeyService {
     const updated = await this.c.keys.findOneAndUpdate({ _id: current._id }, { $set: set }, { returnDocument: 'after' });
     if (!updated) throw new GatewayError('not_found', `No key '${keyId}'`, { param: 'key_id' });
     await this.onChange(updated);
+    if (updated.disabled && !current.disabled) this.events?.disabled(updated);
     return updated;
   }
 
@@ -105,6 +113,7 @@ export class KeyService {
     if (!updated) throw new GatewayError('not_found', `No key '${keyId}'`, { param: 'key_id' });
     // The old hash is the one caches hold: announcing it ends the old secret everywhere.
     await this.onChange(old);
+    this.events?.rotated(updated);
     return { doc: updated, raw: secret.raw };
   }
 }

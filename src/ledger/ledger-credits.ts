@@ -23,7 +23,7 @@ export class LedgerCredits {
   constructor(
     private readonly client: MongoClient,
     private readonly c: AccountCollections & LedgerCollections,
-    private readonly onChange: (accountId: string) => Promise<void> = async () => {},
+    private readonly onChange: (accountId: string, entry: LedgerDoc) => Promise<void> = async () => {},
   ) {}
 
   /**
@@ -62,7 +62,7 @@ export class LedgerCredits {
     }
     const entry = await this.c.ledger.findOne({ _id: entryId });
     if (!entry) throw new Error(`credit ${entryId} vanished`);
-    if (created) await this.onChange(accountId);
+    if (created) await this.onChange(accountId, entry);
     return { entry, account: await this.account(accountId), created };
   }
 

@@ -4,6 +4,8 @@ export interface LedgerBatch {
   readonly charges: number;
   /** Distinct accounts the batch charges. */
   readonly accounts: readonly string[];
+  /** Distinct keys the batch charges. */
+  readonly keys: readonly string[];
 }
 
 /**
@@ -16,4 +18,12 @@ export interface LedgerWriterObserver {
   batchStarted?(batch: LedgerBatch, inFlight: number): void;
   /** A batch's transaction ended after `seconds` (retries included); `ok` false if it failed. */
   batchFinished?(batch: LedgerBatch, seconds: number, ok: boolean): void;
+}
+
+/** One observer that calls each of the given ones in turn. */
+export function observeAll(...observers: readonly LedgerWriterObserver[]): LedgerWriterObserver {
+  return {
+    batchStarted: (batch, inFlight) => observers.forEach((o) => o.batchStarted?.(batch, inFlight)),
+    batchFinished: (batch, seconds, ok) => observers.forEach((o) => o.batchFinished?.(batch, seconds, ok)),
+  };
 }

@@ -155,7 +155,11 @@ export class LedgerWriter {
   private start(batch: Pending[]): void {
     const lanes = this.lanes.claim(batch.flatMap((p) => p.lanes));
     this.committing += batch.length;
-    const info: LedgerBatch = { charges: batch.length, accounts: [...new Set(batch.map((p) => p.request.accountId))] };
+    const info: LedgerBatch = {
+      charges: batch.length,
+      accounts: [...new Set(batch.map((p) => p.request.accountId))],
+      keys: [...new Set(batch.map((p) => p.request.keyId))],
+    };
     this.notify(() => this.observer?.batchStarted?.(info, this.inFlight.size + 1));
     const run = this.commit(batch, info).finally(() => {
       this.lanes.release(lanes);

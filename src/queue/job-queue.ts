@@ -11,6 +11,7 @@ import type { JobDataMap, JobResultMap } from './job-types.js';
 import { PayloadStore, type PayloadInput } from './payload-store.js';
 import { closeConnection, settleWithin } from './queue-connections.js';
 import { QUEUE_NAMES, queuePrefix, type QueueName } from './queue-names.js';
+import { traceCarrier } from '../tracing/tracing.js';
 
 /** Retry policy shared by every job: transient failures back off 0.5 s, 1 s; others fail at once. */
 export const JOB_OPTIONS: JobsOptions = {
@@ -105,7 +106,7 @@ export class JobQueue {
     const pending = this.awaiter.register(queue, id);
     try {
       await this.store.putInputs(id, inputs, options.timeoutMs + PAYLOAD_GRACE_MS);
-      await this.queues[queue].add(data.op, { ...data, replyTo: this.replyChannel }, { jobId: id });
+      await this.queues[queue].add(data.op, { ...data, replyTo: this.replyChannel, trace: traceCarrier() }, { jobId: id });
     } catch (err) {
       pending.cancel();
       await this.store.clear(id, inputNames).catch(() => undefined);

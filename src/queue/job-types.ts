@@ -48,6 +48,8 @@ export interface JobBase {
   deadline: number;
   /** Pub/sub channel of the web process waiting for the result (absent: it polls and listens for events). */
   replyTo?: string;
+  /** W3C trace context of the request (`traceparent`), when traces are exported: the job's span is its child. */
+  trace?: Record<string, string>;
 }
 
 /** Parameters of an image generation or edit, already validated by the web. */

@@ -1,3 +1,4 @@
+import { inSpan } from '../tracing/tracing.js';
 import type { Admission, AdmissionTicket } from '../limits/admission-types.js';
 import type { RecordDraft } from './record-draft.js';
 
@@ -11,7 +12,7 @@ function recordingTicket(ticket: AdmissionTicket, draft: RecordDraft): Admission
     requestId: ticket.requestId,
     held: ticket.held,
     async settle(cost, units, priced, detail) {
-      const outcome = await ticket.settle(cost, units, priced, detail);
+      const outcome = await inSpan('ledger.commit', { 'farebox.request_id': ticket.requestId }, () => ticket.settle(cost, units, priced, detail));
       draft.settled(outcome, units, detail?.tokenSource);
       return outcome;
     },
@@ -30,7 +31,7 @@ export function recordingAdmission<A extends Admission>(inner: A, drafts: DraftL
   const admit: Admission['admit'] = async (request) => {
     const draft = drafts.draft(request.requestId);
     draft?.admitted(request.model.id, request.model.doc.provider, request.stream);
-    const ticket = await inner.admit(request);
+    const ticket = await inSpan('admission', { 'farebox.request_id': request.requestId, 'gen_ai.request.model': request.model.id }, () => inner.admit(request));
     return draft === undefined ? ticket : recordingTicket(ticket, draft);
   };
   const bound = new Map<PropertyKey, unknown>();

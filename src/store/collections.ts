@@ -6,16 +6,17 @@ import { ensureKeyIndexes, keyCollections, type KeyCollections } from '../keys/k
 import { ensureLedgerIndexes, ledgerCollections, type LedgerCollections } from '../ledger/ledger-collection.js';
 import { recordCollections, type RecordCollections } from '../requests/record-collection.js';
 import { DEFAULT_RECORD_RETENTION_DAYS, ensureRecordIndexes } from '../requests/record-indexes.js';
+import { ensureWebhookIndexes, webhookCollections, type WebhookCollections } from '../webhooks/webhook-collections.js';
 
 /**
  * Typed handles on every collection, each domain's own put together. A module takes only the
  * part it uses (`KeyCollections`, `LedgerCollections`, ...), so domains never import this file.
  */
-export type Collections = AccountCollections & KeyCollections & ModelCollections & LedgerCollections & RecordCollections & IdempotencyCollections;
+export type Collections = AccountCollections & KeyCollections & ModelCollections & LedgerCollections & RecordCollections & IdempotencyCollections & WebhookCollections;
 
 /** Returns typed collection handles for a database. */
 export function collections(db: Db): Collections {
-  return { ...accountCollections(db), ...keyCollections(db), ...modelCollections(db), ...ledgerCollections(db), ...recordCollections(db), ...idempotencyCollections(db) };
+  return { ...accountCollections(db), ...keyCollections(db), ...modelCollections(db), ...ledgerCollections(db), ...recordCollections(db), ...idempotencyCollections(db), ...webhookCollections(db) };
 }
 
 /** Settings that shape indexes. */
@@ -37,5 +38,6 @@ export async function ensureIndexes(db: Db, options: IndexOptions = {}): Promise
   await ensureKeyIndexes(c);
   await ensureLedgerIndexes(c);
   await ensureIdempotencyIndexes(c);
+  await ensureWebhookIndexes(c);
   await ensureRecordIndexes(db, c.requestRecords, options.requestRecordRetentionDays ?? DEFAULT_RECORD_RETENTION_DAYS);
 }

@@ -1,3 +1,4 @@
+import { inSpan } from '../../src/tracing/tracing.js';
 import type { Logger } from 'pino';
 import { judgeFailure } from '../../src/chat/failover-rules.js';
 import { isGatewayError } from '../../src/errors/gateway-error.js';
@@ -37,7 +38,7 @@ export async function onJobRoutes<C, T>(
       continue;
     }
     try {
-      const value = await call(capability, route);
+      const value = await inSpan(`upstream ${route.provider}`, { 'gen_ai.provider.name': route.provider, 'gen_ai.request.model': route.upstreamModel, 'farebox.attempt': i + 1 }, () => call(capability, route), 'client');
       return { value, route, index: model.routes === undefined ? undefined : i };
     } catch (err) {
       if (last || signal.aborted || !isGatewayError(err) || !judgeFailure(err).failover) throw err;

@@ -8,6 +8,7 @@ import type { PayloadStore } from '../../src/queue/payload-store.js';
 import type { QueueName } from '../../src/queue/queue-names.js';
 import type { ProviderRegistry } from '../../src/providers/registry.js';
 import type { ImageFile } from '../../src/providers/images/image-types.js';
+import { inRemoteSpan } from '../../src/tracing/tracing.js';
 
 /** What processors need. */
 export interface ProcessorContext {
@@ -75,6 +76,12 @@ function abandonedError(): PermanentJobError {
  * GatewayError for the web. Nothing is charged here; see `runMeteredJob`.
  */
 export async function runJob(job: Job<AnyJobData>, ctx: ProcessorContext, work: (signal: AbortSignal) => Promise<JobWork>): Promise<JobSummary> {
+  // The job's span continues the request's trace across the queue (context carried in the job).
+  const attributes = { 'messaging.system': 'bullmq', 'messaging.destination.name': job.queueName, 'farebox.request_id': job.data.requestId, 'gen_ai.request.model': job.data.model.id };
+  return inRemoteSpan(`process ${job.queueName}`, job.data.trace, attributes, () => runJobUntraced(job, ctx, work), 'consumer');
+}
+
+async function runJobUntraced(job: Job<AnyJobData>, ctx: ProcessorContext, work: (signal: AbortSignal) => Promise<JobWork>): Promise<JobSummary> {
   const { requestId, deadline } = job.data;
   const controller = new AbortController();
   const untilDeadline = deadline - Date.now();

@@ -26,6 +26,7 @@ import { quoteRoutes } from './quote/quote-routes.js';
 import { receiptsRoutes } from './receipts/receipts-routes.js';
 import { requestsRoutes } from './requests/requests-routes.js';
 import { responsesRoutes } from './responses/responses-routes.js';
+import { webhookRoutes } from './webhooks/webhook-family.js';
 
 /** Everything a route family may take: the process's deps plus what only the web process has. */
 export interface RouteFamilyDeps extends Deps {
@@ -64,6 +65,7 @@ export const ROUTE_FAMILIES: readonly RouteFamily[] = [
   { name: 'request records', mount: (deps) => requestsRoutes(deps) },
   { name: 'receipts', mount: (deps) => receiptsRoutes(deps) },
   { name: 'admin', mount: (deps) => adminRoutes(deps) },
+  { name: 'webhooks', mount: (deps) => webhookRoutes(deps) },
   { name: 'chat', mount: (deps) => chatRoutes(deps) },
   { name: 'quote', mount: (deps) => quoteRoutes(deps, deps.liveUsage ?? ((key) => deps.admission.liveUsage(key))) },
   { name: 'token counts', mount: (deps) => countRoutes({ ...deps, countLimiter: new CountLimiter(deps.redis, deps.config.redisPrefix, deps.config.countTokensRpm, deps.clock) }) },

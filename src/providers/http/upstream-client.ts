@@ -1,3 +1,4 @@
+import { withTraceHeaders } from '../../tracing/tracing.js';
 import { Agent, type Dispatcher } from 'undici';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { toTransportError, type AbortContext } from './transport-errors.js';
@@ -152,7 +153,7 @@ async function send(opts: UpstreamRequestOptions, timeouts: UpstreamTimeouts, di
     raw = await dispatcher.request({
       ...splitUrl(opts.url),
       method: opts.method ?? 'POST',
-      headers: opts.headers,
+      headers: withTraceHeaders(opts.headers),
       body: opts.body as Dispatcher.DispatchOptions['body'],
       signal: scope.signal,
       headersTimeout: timeouts.firstByteMs,

@@ -1,0 +1,69 @@
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type Context } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import type { TracingSettings } from '../config/config.js';
+import type { SpanAttributes, SpanHandle, SpanRole, TracingBackend } from './tracing.js';
+
+const KINDS: Record<SpanRole, SpanKind> = {
+  internal: SpanKind.INTERNAL,
+  server: SpanKind.SERVER,
+  client: SpanKind.CLIENT,
+  consumer: SpanKind.CONSUMER,
+};
+
+function clean(attributes: SpanAttributes): Record<string, string | number | boolean | string[]> {
+  const out: Record<string, string | number | boolean | string[]> = {};
+  for (const [k, v] of Object.entries(attributes)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+function handle(span: Span): SpanHandle {
+  return {
+    set: (attributes) => void span.setAttributes(clean(attributes)),
+    rename: (name) => void span.updateName(name),
+    fail: (error) => {
+      // The error's type only: messages may quote what a client sent.
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      span.setAttribute('error.type', error instanceof Error ? ((error as { code?: unknown }).code as string | undefined) ?? error.name : 'error');
+    },
+    end: () => span.end(),
+  };
+}
+
+/** The SDK: a Node tracer provider, W3C propagation, batches over OTLP/HTTP to `<endpoint>/v1/traces`. */
+export function createOtelBackend(settings: TracingSettings, process: string): TracingBackend {
+  const exporter = new OTLPTraceExporter({ url: `${(settings.endpoint ?? '').replace(/\/+$/, '')}/v1/traces` });
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': settings.serviceName, 'farebox.process': process }),
+    spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: settings.scheduleDelayMs })],
+  });
+  provider.register({ propagator: new W3CTraceContextPropagator() });
+  const tracer = trace.getTracer('farebox');
+
+  const run = async <T>(name: string, role: SpanRole, parent: Context, attributes: SpanAttributes, fn: (span: SpanHandle) => Promise<T>, endManually = false): Promise<T> =>
+    tracer.startActiveSpan(name, { kind: KINDS[role], attributes: clean(attributes) }, parent, async (span) => {
+      const h = handle(span);
+      try {
+        return await fn(h);
+      } catch (err) {
+        h.fail(err);
+        throw err;
+      } finally {
+        if (!endManually) span.end();
+      }
+    });
+
+  return {
+    inSpan: (name, role, attributes, fn) => run(name, role, context.active(), attributes, fn),
+    inRemoteSpan: (name, role, carrier, attributes, fn, endManually) => run(name, role, propagation.extract(context.active(), carrier), attributes, fn, endManually),
+    carrier: () => {
+      const out: Record<string, string> = {};
+      propagation.inject(context.active(), out);
+      return out;
+    },
+    shutdown: () => provider.shutdown(),
+  };
+}

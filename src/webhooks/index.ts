@@ -1,0 +1,13 @@
+export { Webhooks, type WebhooksDeps } from './webhooks.js';
+export { webhookCollections, ensureWebhookIndexes, type WebhookCollections } from './webhook-collections.js';
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType, type WebhookJobData, type EndpointDoc, type DeliveryDoc, type EventDoc } from './webhook-types.js';
+export { createEndpointSchema, patchEndpointSchema, webhookSettingsSchema, deliveryQuerySchema } from './webhook-schema.js';
+export { toEndpointView, toDeliveryView, toSettingsView } from './webhook-views.js';
+export { signatureHeaders, signPayload } from './webhook-signature.js';
+export { DeliveryLog, type AttemptResult } from './delivery-log.js';
+export { WebhookEmitter } from './webhook-emitter.js';
+export { EndpointService } from './endpoint-service.js';
+export { ExpirySweeper } from './expiry-sweeper.js';
+export { endpointGuard } from './endpoint-url.js';
+export { deliveryJobOptions } from './webhook-queue.js';
+export { sendWebhook, type SendResult } from './send-webhook.js';
