@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { agentDoorRequests } from './fuzz-agent-doors.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { solidPng } from '../fixtures/documents/test-images.js';
 import { TEST_ADMIN_TOKEN } from '../helpers/test-gateway.js';
@@ -93,6 +94,7 @@ describe('fuzzing every public endpoint', () => {
   it('operator API', async () => property(adminRequests(keys, { accountId: edge.fundedAccount, keyId: edge.spareKeyId }), 40));
   it('chat with Idempotency-Key and max_cost', async () => property(ceilingChatRequests(keys), 30));
   it('quotes', async () => property(quoteRequests(keys), 30));
+  it('Messages and Responses doors and their token counts, seeded by real agent requests', async () => property(agentDoorRequests(keys), 40));
   it('receipts', async () => property(receiptRequests(keys), 20));
   it('request records, usage and CSV exports', async () => property(recordRequests(keys, { accountId: edge.fundedAccount, keyId: edge.spareKeyId }), 40));
 

@@ -137,12 +137,12 @@ describe('chat responses carry the fields the spec requires', () => {
   });
 
   it('answers tools, JSON and several choices', async () => {
-    const tools = await client.chat.completions.create({ model: 'local/echo', messages: ask('weather in Paris'), tools: [WEATHER] });
+    const tools = await client.chat.completions.create({ model: 'local/echo', messages: ask('use get_weather for Paris'), tools: [WEATHER] });
     expect(tools.choices[0]!.finish_reason).toBe('tool_calls');
     const call = tools.choices[0]!.message.tool_calls?.[0];
     expect(call?.type === 'function' ? call.function.name : undefined).toBe('get_weather');
     expect(call?.type === 'function' ? JSON.parse(call.function.arguments) : undefined).toBeTypeOf('object');
-    const streamed = await drain(await client.chat.completions.create({ model: 'local/echo', messages: ask('weather'), tools: [WEATHER], stream: true }));
+    const streamed = await drain(await client.chat.completions.create({ model: 'local/echo', messages: ask('call get_weather'), tools: [WEATHER], stream: true }));
     const streamedCalls = streamed.flatMap((c) => c.choices.flatMap((choice) => choice.delta.tool_calls ?? []));
     expect(streamedCalls.map((c) => c.function?.name).filter(Boolean)).toEqual(['get_weather']);
     expect(streamed.flatMap((c) => c.choices.map((choice) => choice.finish_reason)).filter(Boolean)).toEqual(['tool_calls']);

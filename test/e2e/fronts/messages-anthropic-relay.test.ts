@@ -239,12 +239,17 @@ describe('POST /v1/messages on an Anthropic-kind provider is relayed without tra
     }
   });
 
-  it('refuses server tools and documents with 400 on a model whose provider cannot serve them, holding nothing', async () => {
-    const error = await client.messages
+  it('leaves server tools out where the provider cannot run them (named in a header), refuses documents and forced server tools, holding nothing', async () => {
+    const { data: answer, response } = await client.messages
       .create({ model: 'local/echo', max_tokens: 50, tools: [{ type: 'web_search_20250305', name: 'web_search' }], messages: [{ role: 'user', content: 'search' }] })
+      .withResponse();
+    expect(answer.content).toEqual([{ type: 'text', text: 'Echo: search' }]);
+    expect(response.headers.get('x-farebox-omitted-tools')).toBe('web_search_20250305');
+    const forced = await client.messages
+      .create({ model: 'local/echo', max_tokens: 50, tools: [{ type: 'web_search_20250305', name: 'web_search' }], tool_choice: { type: 'tool', name: 'web_search' }, messages: [{ role: 'user', content: 'search' }] })
       .then(() => undefined, (err: unknown) => err);
-    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
-    expect((error as APIError).error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', param: 'tools' } });
+    expect(forced).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((forced as APIError).error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', param: 'tool_choice' } });
     const document = { type: 'document' as const, source: { type: 'text' as const, media_type: 'text/plain' as const, data: 'x' } };
     const refused = await client.messages
       .create({ model: 'local/echo', max_tokens: 50, messages: [{ role: 'user', content: [{ type: 'text', text: 'read' }, document] }] })
