@@ -1,3 +1,5 @@
+import type { SharedLimits } from '../keys/key-types.js';
+
 /** The last link of an account's ledger hash chain, kept on the account document. */
 export interface ChainHead {
   seq: number;
@@ -17,6 +19,8 @@ export interface AccountDoc {
   charged: bigint;
   absorbed: bigint;
   created_at: Date;
+  /** Limits across all the account's keys (spend caps per window, rpm, tpm). */
+  limits?: SharedLimits;
   /** The last entry of the account's ledger hash chain; absent before its first entry. */
   ledger_head?: ChainHead;
 }

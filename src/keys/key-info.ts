@@ -1,5 +1,5 @@
 import { toUsdNumber, maxBig } from '../billing/money.js';
-import { dayPeriod, monthPeriod, type Clock } from '../billing/periods.js';
+import { dayPeriod, monthPeriod, weekPeriod, type Clock } from '../billing/periods.js';
 import type { KeyDoc } from './key-types.js';
 import { toLimitsView } from './key-view.js';
 import type { KeyCollections } from './key-collections.js';
@@ -12,12 +12,12 @@ export interface KeyLiveUsage {
   minuteLimit?: number;
 }
 
-/** Day and month spend of a key from its spend buckets. */
-export async function periodSpend(c: KeyCollections, keyId: string, at: Date): Promise<{ day: bigint; month: bigint }> {
-  const ids = [`${keyId}:${dayPeriod(at)}`, `${keyId}:${monthPeriod(at)}`];
+/** Day, week and month spend of a key (or account, or end user: see `bucketOwner`) from its spend buckets. */
+export async function periodSpend(c: KeyCollections, owner: string, at: Date): Promise<{ day: bigint; week: bigint; month: bigint }> {
+  const ids = [`${owner}:${dayPeriod(at)}`, `${owner}:${weekPeriod(at)}`, `${owner}:${monthPeriod(at)}`];
   const docs = await c.keySpend.find({ _id: { $in: ids } }).toArray();
   const amount = (id: string | undefined) => docs.find((d) => d._id === id)?.amount ?? 0n;
-  return { day: amount(ids[0]), month: amount(ids[1]) };
+  return { day: amount(ids[0]), week: amount(ids[1]), month: amount(ids[2]) };
 }
 
 function remaining(cap: bigint | undefined, used: bigint): number | null {
@@ -44,10 +44,11 @@ export async function keyInfo(c: KeyCollections, clock: Clock, key: KeyDoc, acco
     disabled: key.disabled,
     expires_at: key.expires_at ? key.expires_at.toISOString() : null,
     limits: toLimitsView(key.limits),
-    usage: { day_usd: toUsdNumber(spend.day), month_usd: toUsdNumber(spend.month) },
+    usage: { day_usd: toUsdNumber(spend.day), week_usd: toUsdNumber(spend.week), month_usd: toUsdNumber(spend.month) },
     remaining: {
       lifetime_usd: remaining(caps.lifetime, lifetime + live.heldUsd),
       day_usd: remaining(caps.day, spend.day + live.heldUsd),
+      week_usd: remaining(caps.week, spend.week + live.heldUsd),
       month_usd: remaining(caps.month, spend.month + live.heldUsd),
       requests_this_minute: minuteRemaining(key.limits.rpm ?? live.minuteLimit, live.requestsThisMinute),
     },

@@ -23,6 +23,15 @@ export interface AdmissionRequest {
   stream: boolean;
   /** The request's RPM check when still pending: admission runs it first, in the same script. */
   rate?: DeferredRate;
+  /**
+   * Tokens the request reserves against tokens-per-minute limits: its held input tokens plus
+   * the output limit sent upstream (absent: 0, a request not billed by the token).
+   */
+  tokens?: number;
+  /** The end user the request names (`user`, `metadata.user_id` or `X-Farebox-End-User`). */
+  endUser?: string;
+  /** The request field that names the end user, for the 400 when a key needs one (default `user`). */
+  endUserParam?: string;
 }
 
 /** What a settle knows beyond the units, for the request's record and receipt. */
