@@ -109,7 +109,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     keyAuth.forget(key.hash);
     await bus.publish({ type: 'key', keyId: key._id, hash: key.hash });
   };
-  const accounts = new AccountService(c);
+  const accounts = new AccountService(c, async (accountId) => bus.publish({ type: 'account', accountId }));
   const credits = new LedgerCredits(mongo.client, c, async (accountId) => bus.publish({ type: 'account', accountId }));
   const keys = new KeyService(c, announceKey);
   const spool = new ChargeSpool(join(config.chargeSpoolDir, config.mongoDb), log);

@@ -27,6 +27,7 @@ import { MirrorLoader, type MirrorName } from './mirrors.js';
 import { RATE_WINDOW_MS, RateChecker, rateFigures, type RatePlan } from './rate-check.js';
 import type { RateInfo } from './rate-info.js';
 import { RedisEpoch } from './redis-epoch.js';
+import { readLiveUsage } from './live-usage.js';
 import { SCRIPT_KEYS } from './script-keys.js';
 
 /** The ledger as admission uses it: charges on settle, and whether paid work may start. */
@@ -205,24 +206,11 @@ export class RedisAdmission implements Admission {
     else if (!rate.deferred) outcome();
   }
 
-  /** In-flight holds and recent requests of a key, for `GET /v1/key`. */
-  async liveUsage(key: KeyDoc): Promise<KeyLiveUsage> {
+  /** In-flight holds and recent requests and tokens of a key, its account and an end user, for `GET /v1/key`. */
+  async liveUsage(key: KeyDoc, endUser?: string): Promise<KeyLiveUsage> {
     await this.epoch.ready(key.account_id);
-    const k = this.keys;
-    const reply = await runScript(
-      this.deps.redis,
-      'live',
-      SCRIPT_KEYS.live(k, { accountId: key.account_id, keyId: key._id, requestId: '', at: this.deps.clock() }),
-      [this.deps.clock().getTime(), key._id, RATE_WINDOW_MS, ''],
-    );
-    const [held, keyCount, accountCount] = Array.isArray(reply) ? reply.map(String) : [];
-    const onFreeTier = await this.tiers.isFreeTier(key.account_id);
-    const useAccount = key.limits.rpm === undefined && onFreeTier;
-    return {
-      heldUsd: BigInt(held ?? '0'),
-      requestsThisMinute: Number(useAccount ? accountCount : keyCount) || 0,
-      minuteLimit: key.limits.rpm ?? (onFreeTier ? this.deps.config.freeTier.rpm : undefined),
-    };
+    const live = { redis: this.deps.redis, keys: this.keys, facts: this.tiers, clock: this.deps.clock, freeTierRpm: this.deps.config.freeTier.rpm };
+    return readLiveUsage(live, key, endUser);
   }
 
   /** Redis key names of admission state, in the current generation (tests and tools). */
