@@ -15,6 +15,8 @@ end
 -- Adds (sign 1) or takes out (sign -1) one reservation from the totals of its scopes.
 local function tpm_count(info, v, sign)
   local n, keyId, eu = tpm_entry(v)
+  -- Nothing to move; and Lua would send 0 × -1 as '-0', which Redis does not take as an integer.
+  if n == 0 then return end
   for _, f in ipairs(tpm_fields(keyId, eu)) do
     if redis.call('HINCRBY', info, f, sign * n) <= 0 then redis.call('HDEL', info, f) end
   end
