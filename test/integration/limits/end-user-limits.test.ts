@@ -1,7 +1,9 @@
+import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, call, type JsonResponse } from '../../helpers/admin-client.js';
 import type { TestGateway } from '../../helpers/test-gateway.js';
 import { waitFor } from '../../helpers/wait-for.js';
+import { adminText } from '../requests/records-client.js';
 import { accountWithKey, charge, manualClock, startLimitsGateway, usd } from './limits-fixtures.js';
 
 const clock = manualClock('2031-03-10T12:00:00.000Z');
@@ -82,14 +84,23 @@ describe('end-user limits under one key', () => {
       return res.body.data?.length === 2 ? res : undefined;
     }, { timeoutMs: 10_000 });
     for (const r of listed.body.data) expect(r.end_user).toBe('frank');
+    // Records are written in batches: wait for grace's too, through the CSV export's filter.
+    const rows = await waitFor('the CSV row of grace', async () => {
+      const csv = await adminText(gw.url, `/v1/admin/requests.csv?account_id=${accountId}&end_user=grace`);
+      const parsed = parse(csv.text, { columns: true }) as Array<Record<string, string>>;
+      return parsed.length > 0 ? parsed : undefined;
+    }, { timeoutMs: 10_000 });
+    expect(rows.map((r) => r.end_user)).toEqual(['grace']);
+    // End-user ids never become metric labels.
+    expect((await adminText(gw.url, '/metrics')).text).not.toMatch(/frank|grace/);
     const info = await call(gw.url, 'GET', '/v1/key', { token: raw, headers: { 'x-farebox-end-user': 'frank' } });
     expect(info.status).toBe(200);
     expect(info.body.data.end_user).toBe('frank');
-    const rows = info.body.data.limit_usage as Array<Record<string, unknown>>;
-    const day = rows.find((r) => r.scope === 'end_user' && r.limit === 'spend_cap_usd.day');
+    const usage = info.body.data.limit_usage as Array<Record<string, unknown>>;
+    const day = usage.find((r) => r.scope === 'end_user' && r.limit === 'spend_cap_usd.day');
     expect(day).toMatchObject({ value: 0.01, resets_at: '2031-03-12T00:00:00.000Z' });
     expect(Number(day?.used)).toBeGreaterThan(0);
-    expect(rows.find((r) => r.scope === 'end_user' && r.limit === 'rpm')).toMatchObject({ value: 1000, used: 2 });
-    expect(rows.find((r) => r.scope === 'end_user' && r.limit === 'spend_cap_usd.week')).toMatchObject({ value: 0.05, resets_at: '2031-03-17T00:00:00.000Z' });
+    expect(usage.find((r) => r.scope === 'end_user' && r.limit === 'rpm')).toMatchObject({ value: 1000, used: 2 });
+    expect(usage.find((r) => r.scope === 'end_user' && r.limit === 'spend_cap_usd.week')).toMatchObject({ value: 0.05, resets_at: '2031-03-17T00:00:00.000Z' });
   }, 120_000);
 });
