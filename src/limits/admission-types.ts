@@ -63,10 +63,11 @@ export interface AdmissionTicket {
  * Admission control (DESIGN §4.4, §5). Order: auth → `checkRate` (or `deferRate`, run inside
  * `admit` ahead of its own refusals) → body validation → model
  * resolution → `authorize` (allowlist and free tier) → provider availability (the caller) →
- * `admit` (spend caps → balance → stream slot).
+ * `admit` (end user named when the key needs one → tokens per minute → spend caps of the key,
+ * its account and the end user → balance → stream slot).
  */
 export interface Admission {
-  /** RPM per key (and per account on the free tier); throws 429 `rate_limited`. */
+  /** RPM per key and per account (its own rpm, or the free tier's); throws 429 `rate_limited`. */
   checkRate(key: KeyDoc): Promise<RateInfo>;
   /** The RPM check of a request that will reach `admit`, which runs it (see {@link DeferredRate}). */
   deferRate(key: KeyDoc, report: RateReport): DeferredRate;
