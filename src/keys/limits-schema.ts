@@ -17,7 +17,8 @@ export const usdCap = z.union([z.number(), z.string()]).transform((v, ctx) => {
  * those set): the narrower cap could never be reached, which is always a mistake.
  */
 function nested(caps: Partial<Record<SpendWindow, bigint>>, ctx: z.RefinementCtx): void {
-  const set = WINDOW_ORDER.filter((w) => caps[w] !== undefined);
+  // Only caps that parsed: a malformed one already has its own issue.
+  const set = WINDOW_ORDER.filter((w) => typeof caps[w] === 'bigint');
   for (const [i, narrow] of set.entries()) {
     for (const wide of set.slice(i + 1)) {
       if ((caps[narrow] as bigint) > (caps[wide] as bigint)) {

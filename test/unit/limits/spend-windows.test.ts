@@ -66,6 +66,10 @@ describe('nested caps', () => {
     expect(() => validate(sharedLimitsSchema, { spend_cap_usd: { day: 3, week: 2 } })).toThrow(/day cap is above the week cap/);
     expect(validate(keyCapsSchema, { day: 1, week: 5, month: 5, lifetime: 10 })).toEqual({ day: 1_000_000_000n, week: 5_000_000_000n, month: 5_000_000_000n, lifetime: 10_000_000_000n });
     expect(validate(keyCapsSchema, { day: 1, lifetime: 0.5 + 0.5 })).toBeDefined();
+    // Malformed caps beside valid ones are 400s about the field, never a comparison that throws.
+    for (const caps of [{ day: 'x', week: 1 }, { day: {}, month: 2 }, { week: 1, month: 'nope' }]) {
+      expect(() => validate(keyCapsSchema, caps)).toThrow(/USD amount|expected|Invalid input/);
+    }
   });
 });
 
