@@ -120,7 +120,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     keyAuth.forget(key.hash);
     await bus.publish({ type: 'key', keyId: key._id, hash: key.hash });
   };
-  const accounts = new AccountService(c);
+  const accounts = new AccountService(c, async (accountId) => bus.publish({ type: 'account', accountId }));
   const webhooks = new Webhooks({ c, redis, redisPrefix: config.redisPrefix, settings: config.webhooks, clock, log, resolver: options.resolver });
   const credits = new LedgerCredits(mongo.client, c, async (accountId, entry) => {
     await bus.publish({ type: 'account', accountId });

@@ -5,6 +5,8 @@ import type { Deps } from '../../src/deps.js';
 import { GatewayError } from '../../src/errors/gateway-error.js';
 import { validate } from '../../src/validation/validate.js';
 import { createKeySchema, patchKeySchema } from '../../src/keys/key-input-schema.js';
+import { sharedLimitsSchema } from '../../src/keys/limits-schema.js';
+import { toSharedLimits } from '../../src/keys/shared-limits.js';
 import { toKeyView } from '../../src/keys/key-view.js';
 import { verifyAllLedgerChains, verifyLedgerChain } from '../../src/ledger/chain-verify.js';
 import { listLedger } from '../../src/ledger/ledger-query.js';
@@ -40,6 +42,10 @@ async function credit(deps: Deps, args: CliArgs, kind: 'topup' | 'grant') {
 export const COMMANDS: Record<string, { usage: string; run: Command }> = {
   'accounts:create': { usage: '[--name NAME]', run: async (d, a) => toAccountView(await d.accounts.create(a.options.name ?? null)) },
   'accounts:get': { usage: '<account_id>', run: async (d, a) => toAccountDetailView(await d.accounts.get(arg(a, 0, 'account_id'))) },
+  'accounts:limits': {
+    usage: '<account_id> --limits JSON  (e.g. \'{"spend_cap_usd":{"day":5,"week":20},"rpm":600,"tpm":200000}\'; {} removes them)',
+    run: async (d, a) => toAccountDetailView(await d.accounts.setLimits(arg(a, 0, 'account_id'), toSharedLimits(validate(sharedLimitsSchema, json(a.options.limits ?? '{}'))))),
+  },
   topup: { usage: '<account_id> <amount_usd> --reference REF', run: (d, a) => credit(d, a, 'topup') },
   grant: { usage: '<account_id> <amount_usd> --reference REF', run: (d, a) => credit(d, a, 'grant') },
   ledger: {

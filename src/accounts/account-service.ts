@@ -1,11 +1,16 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import { newId } from '../util/ids.js';
+import type { SharedLimits } from '../keys/key-types.js';
 import type { AccountDoc } from './account-types.js';
 import type { AccountCollections } from './account-collection.js';
 
 /** Accounts: creation and lookup (credits are the ledger's, see `LedgerCredits`). */
 export class AccountService {
-  constructor(private readonly c: AccountCollections) {}
+  constructor(
+    private readonly c: AccountCollections,
+    /** Announces a change admission must see at once (its caches of account limits). */
+    private readonly onChange: (accountId: string) => Promise<void> = async () => {},
+  ) {}
 
   /** Creates an empty account on the free tier. */
   async create(name: string | null): Promise<AccountDoc> {
@@ -28,6 +33,19 @@ export class AccountService {
   async get(accountId: string): Promise<AccountDoc> {
     const doc = await this.c.accounts.findOne({ _id: accountId });
     if (!doc) throw new GatewayError('not_found', `No account '${accountId}'`, { param: 'account_id' });
+    return doc;
+  }
+
+  /**
+   * Replaces the account's limits across all its keys (spend caps per window, rpm, tpm); an
+   * empty set removes them. Admission applies them from the next request on.
+   */
+  async setLimits(accountId: string, limits: SharedLimits): Promise<AccountDoc> {
+    const empty = Object.keys(limits).length === 0;
+    const update = empty ? { $unset: { limits: '' as const } } : { $set: { limits } };
+    const doc = await this.c.accounts.findOneAndUpdate({ _id: accountId }, update, { returnDocument: 'after' });
+    if (!doc) throw new GatewayError('not_found', `No account '${accountId}'`, { param: 'account_id' });
+    await this.onChange(accountId);
     return doc;
   }
 }

@@ -1,3 +1,5 @@
+import type { SharedLimits } from '../keys/key-types.js';
+
 /** The last link of an account's ledger hash chain, kept on the account document. */
 export interface ChainHead {
   seq: number;
@@ -19,6 +21,8 @@ export interface AccountDoc {
   created_at: Date;
   /** `balance.low` fires when the balance falls to this (nano-USD); absent: never. */
   balance_low_threshold?: bigint;
+  /** Limits across all the account's keys (spend caps per window, rpm, tpm). */
+  limits?: SharedLimits;
   /** The last entry of the account's ledger hash chain; absent before its first entry. */
   ledger_head?: ChainHead;
 }

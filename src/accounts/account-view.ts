@@ -1,4 +1,5 @@
 import { toUsdNumber } from '../billing/money.js';
+import { sharedLimitsView } from '../keys/shared-limits.js';
 import type { AccountDoc } from './account-types.js';
 
 /** The operator's view of an account. */
@@ -20,5 +21,6 @@ export function toAccountDetailView(a: AccountDoc) {
     granted_usd: toUsdNumber(a.granted),
     charged_usd: toUsdNumber(a.charged),
     absorbed_usd: toUsdNumber(a.absorbed),
+    limits: sharedLimitsView(a.limits ?? {}),
   };
 }

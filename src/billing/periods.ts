@@ -23,3 +23,20 @@ export function nextDayStart(at: Date): Date {
 export function nextMonthStart(at: Date): Date {
   return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
 }
+
+/** Monday 00:00 UTC of the ISO week of an instant. */
+export function weekStart(at: Date): Date {
+  const sinceMonday = (at.getUTCDay() + 6) % 7;
+  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() - sinceMonday));
+}
+
+/** The ISO week (Monday 00:00 UTC to the next) of an instant, as a period id named by its Monday (`w:2026-11-23`). */
+export function weekPeriod(at: Date): string {
+  return `w:${weekStart(at).toISOString().slice(0, 10)}`;
+}
+
+/** Start of the next ISO week (the next Monday, 00:00 UTC). */
+export function nextWeekStart(at: Date): Date {
+  const start = weekStart(at);
+  return new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate() + 7));
+}

@@ -64,7 +64,9 @@ export async function admitChat(
 ): Promise<AdmittedChat> {
   const { requested, routes, worst } = await chatWorstCase(deps, key, rawBody, holdInputs);
   const first = routes[0] as AdmittedRoute;
-  const ticket = await deps.admission.admit({ requestId, key, model: worst.model, estimate: worst.hold.estimate, fit: worst.hold.fit, worstLines: holdLinesWire(worst), stream: requested.stream === true, rate });
+  // Tokens per minute count the input held plus the output limit sent upstream (as OpenAI counts max_tokens).
+  const tokens = worst.hold.promptTokens + worst.hold.completionTokens;
+  const ticket = await deps.admission.admit({ requestId, key, model: worst.model, estimate: worst.hold.estimate, fit: worst.hold.fit, worstLines: holdLinesWire(worst), stream: requested.stream === true, rate, tokens });
   const meta = { id: completionId(requestId), created: Math.floor(deps.clock().getTime() / 1000), model: first.entryId };
   const { model: firstModel, providerId, chat, body, hold, promptTokens } = first;
   return { requestId, meta, body, model: firstModel, providerId, chat, ticket, hold, promptTokens, routes };

@@ -65,6 +65,6 @@ export async function admitEmbeddings(deps: EmbeddingsServiceDeps, key: KeyDoc, 
   const counts = await countInputTokens(request.input, model.doc.context_length ?? DEFAULT_EMBEDDING_CONTEXT);
   const tokens = counts.reduce((a, b) => a + b, 0);
   const estimate = costOf(model, { prompt: tokens });
-  const ticket = await deps.admission.admit({ requestId, key, model, estimate, fit: (room) => describeFit(model, tokens, room), worstUnits: { prompt: tokens }, stream: false, rate });
+  const ticket = await deps.admission.admit({ requestId, key, model, estimate, fit: (room) => describeFit(model, tokens, room), worstUnits: { prompt: tokens }, stream: false, rate, tokens });
   return { requestId, request, model, providerId, embeddings, ticket, tokens };
 }

@@ -1,25 +1,17 @@
 import { z } from 'zod';
-import { parseUsdCap } from '../billing/money.js';
-
-const cap = z.union([z.number(), z.string()]).transform((v, ctx) => {
-  try {
-    return parseUsdCap(v);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'must be a USD amount ≥ 0 with at most 9 decimals' });
-    return z.NEVER;
-  }
-});
+import { keyCapsSchema, rpmSchema, sharedLimitsSchema, tpmSchema, usdCap } from './limits-schema.js';
 
 /** `limits` as clients send it (USD numbers); caps become nano-USD. */
 export const limitsInputSchema = z.strictObject({
-  spend_cap_usd: z
-    .strictObject({ lifetime: cap.optional(), day: cap.optional(), month: cap.optional() })
-    .optional(),
-  rpm: z.number().int().min(0).max(1_000_000).optional(),
+  spend_cap_usd: keyCapsSchema.optional(),
+  rpm: rpmSchema.optional(),
+  tpm: tpmSchema.optional(),
   concurrent_streams: z.number().int().min(0).max(100_000).optional(),
   models: z.array(z.string().min(1).max(200)).max(1000).optional(),
   /** USD; a request whose worst case is above it is refused with its quote. */
-  max_cost_per_request: cap.optional(),
+  max_cost_per_request: usdCap.optional(),
+  /** Spend caps, rpm and tpm applied to each distinct end user the requests name. */
+  end_user_limits: sharedLimitsSchema.optional(),
 });
 
 const expiresAt = z.iso

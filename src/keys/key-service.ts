@@ -4,6 +4,7 @@ import type { CreateKeyInput, PatchKeyInput } from './key-input-schema.js';
 import { mintSecret } from './key-secret.js';
 import type { KeyDoc, KeyLimits, SpendCaps } from './key-types.js';
 import type { KeyCollections } from './key-collections.js';
+import { definedCaps, toSharedLimits } from './shared-limits.js';
 
 /** A key just minted, with its raw secret (returned to the caller once, never stored). */
 export interface MintedKey {
@@ -15,15 +16,13 @@ type LimitsInput = NonNullable<CreateKeyInput['limits']>;
 
 function toLimits(input: LimitsInput): KeyLimits {
   const limits: KeyLimits = {};
-  if (input.spend_cap_usd) {
-    const caps: SpendCaps = {};
-    for (const [k, v] of Object.entries(input.spend_cap_usd)) if (v !== undefined) caps[k as keyof SpendCaps] = v;
-    limits.spend_cap = caps;
-  }
+  if (input.spend_cap_usd) limits.spend_cap = definedCaps<SpendCaps>(input.spend_cap_usd);
   if (input.rpm !== undefined) limits.rpm = input.rpm;
+  if (input.tpm !== undefined) limits.tpm = input.tpm;
   if (input.concurrent_streams !== undefined) limits.concurrent_streams = input.concurrent_streams;
   if (input.models !== undefined) limits.models = input.models;
   if (input.max_cost_per_request !== undefined) limits.max_cost_per_request = input.max_cost_per_request;
+  if (input.end_user_limits !== undefined) limits.end_user_limits = toSharedLimits(input.end_user_limits);
   return limits;
 }
 

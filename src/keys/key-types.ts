@@ -1,19 +1,36 @@
-/** Spend caps in nano-USD; each is optional. */
-export interface SpendCaps {
-  lifetime?: bigint;
+/** Spend caps per calendar window (UTC day, ISO week, month) in nano-USD; each is optional. */
+export interface WindowCaps {
   day?: bigint;
+  week?: bigint;
   month?: bigint;
+}
+
+/** Spend caps of a key in nano-USD; each is optional. */
+export interface SpendCaps extends WindowCaps {
+  lifetime?: bigint;
+}
+
+/** Limits over a share of traffic (an account across its keys, each end user of a key). */
+export interface SharedLimits {
+  spend_cap?: WindowCaps;
+  rpm?: number;
+  /** Tokens per minute: input held plus output limit sent upstream, replaced by the billed tokens. */
+  tpm?: number;
 }
 
 /** Per-key limits as stored. */
 export interface KeyLimits {
   spend_cap?: SpendCaps;
   rpm?: number;
+  /** Tokens per minute (see {@link SharedLimits.tpm}). */
+  tpm?: number;
   concurrent_streams?: number;
   /** Allowlist of catalog ids; absent means every model. */
   models?: string[];
   /** Most one request may cost at worst (its hold), nano-USD: above it, 402 `max_cost_exceeded`. */
   max_cost_per_request?: bigint;
+  /** Limits applied to each distinct end user the requests name; such a key refuses requests naming none. */
+  end_user_limits?: SharedLimits;
 }
 
 /** What a key may do. */
@@ -35,7 +52,10 @@ export interface KeyDoc {
   created_at: Date;
 }
 
-/** Spend of one key in one UTC calendar period (`d:2026-11-21`, `m:2026-11`). */
+/**
+ * Spend of one key (or account, or end user of a key: see `bucketOwner`) in one UTC calendar
+ * period (`d:2026-11-21`, `w:2026-11-16`, `m:2026-11`).
+ */
 export interface KeySpendDoc {
   _id: string;
   key_id: string;

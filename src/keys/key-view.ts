@@ -1,5 +1,6 @@
 import { toUsdNumber } from '../billing/money.js';
 import type { KeyDoc, KeyLimits } from './key-types.js';
+import { sharedLimitsView } from './shared-limits.js';
 
 function capsView(limits: KeyLimits) {
   const caps = limits.spend_cap;
@@ -12,9 +13,11 @@ export function toLimitsView(limits: KeyLimits) {
   return {
     ...(limits.spend_cap ? { spend_cap_usd: capsView(limits) } : {}),
     ...(limits.rpm !== undefined ? { rpm: limits.rpm } : {}),
+    ...(limits.tpm !== undefined ? { tpm: limits.tpm } : {}),
     ...(limits.concurrent_streams !== undefined ? { concurrent_streams: limits.concurrent_streams } : {}),
     ...(limits.models ? { models: limits.models } : {}),
     ...(limits.max_cost_per_request !== undefined ? { max_cost_per_request: toUsdNumber(limits.max_cost_per_request) } : {}),
+    ...(limits.end_user_limits ? { end_user_limits: sharedLimitsView(limits.end_user_limits) } : {}),
   };
 }
 

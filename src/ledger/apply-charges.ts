@@ -14,6 +14,8 @@ export interface ChargeRequest {
   requestId: string;
   accountId: string;
   keyId: string;
+  /** The tag of the end user the request named (its spend buckets), if any. */
+  endUserTag?: string;
   model: string;
   /** What the request is billed, nano-USD (at most its hold). */
   cost: bigint;
@@ -23,7 +25,7 @@ export interface ChargeRequest {
   lines?: CostLineWire[];
   priceVersion?: string;
   units?: Record<string, number>;
-  /** When the request happened (decides the day/month spend buckets). */
+  /** When the request happened (decides the day, week and month spend buckets). */
   at: Date;
 }
 

@@ -1,6 +1,6 @@
 import type { AnyBulkWriteOperation } from 'mongodb';
 import type { AccountDoc } from '../accounts/account-types.js';
-import { dayPeriod, monthPeriod, nextDayStart, nextMonthStart } from '../billing/periods.js';
+import { bucketOwner, periodOf, resetOf, type CalendarWindow, type LimitScope } from '../billing/spend-windows.js';
 import type { KeyDoc, KeySpendDoc } from '../keys/key-types.js';
 import type { ChainHead } from './ledger-chain.js';
 
@@ -8,11 +8,13 @@ import type { ChainHead } from './ledger-chain.js';
 export interface TotalledCharge {
   readonly accountId: string;
   readonly keyId: string;
+  readonly endUserTag?: string | undefined;
   readonly cost: bigint;
   readonly at: Date;
 }
 
 const KEEP_SPEND_DAYS = 40 * 24 * 3600 * 1000;
+const WINDOWS: readonly CalendarWindow[] = ['day', 'week', 'month'];
 
 interface SpendTotal {
   keyId: string;
@@ -23,8 +25,9 @@ interface SpendTotal {
 
 /**
  * Increments of one batch summed per document, so a batch of n charges on one account and key
- * is one update of each (account, key, day and month spend) instead of n: MongoDB applies the
- * same totals either way, with far less work.
+ * is one update of each (account, key, and the day, week and month spend of the key, the
+ * account and the end user) instead of n: MongoDB applies the same totals either way, with far
+ * less work.
  */
 export class BatchTotals {
   readonly accounts = new Map<string, { charged: bigint; absorbed: bigint }>();
@@ -37,16 +40,18 @@ export class BatchTotals {
     account.absorbed += absorbed;
     this.accounts.set(r.accountId, account);
     this.keys.set(r.keyId, (this.keys.get(r.keyId) ?? 0n) + r.cost);
-    const periods: Array<[string, Date]> = [
-      [dayPeriod(r.at), nextDayStart(r.at)],
-      [monthPeriod(r.at), nextMonthStart(r.at)],
-    ];
-    for (const [period, end] of periods) {
-      const id = `${r.keyId}:${period}`;
-      const total = this.spend.get(id) ?? { keyId: r.keyId, period, end, amount: 0n };
-      total.amount += r.cost;
-      this.spend.set(id, total);
+    const scopes: LimitScope[] = r.endUserTag === undefined ? ['key', 'account'] : ['key', 'account', 'user'];
+    for (const scope of scopes) {
+      const owner = bucketOwner(scope, { accountId: r.accountId, keyId: r.keyId, endUser: r.endUserTag });
+      for (const window of WINDOWS) this.addSpend(owner, periodOf(window, r.at), resetOf(window, r.at) as Date, r.cost);
     }
+  }
+
+  private addSpend(owner: string, period: string, end: Date, cost: bigint): void {
+    const id = `${owner}:${period}`;
+    const total = this.spend.get(id) ?? { keyId: owner, period, end, amount: 0n };
+    total.amount += cost;
+    this.spend.set(id, total);
   }
 
   /** Balance increments (unless already applied) and the new chain head of each account. */

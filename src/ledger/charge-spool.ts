@@ -17,6 +17,7 @@ interface Line {
   requestId: string;
   accountId: string;
   keyId: string;
+  endUserTag?: string;
   model: string;
   cost: string;
   units?: Record<string, number>;
@@ -36,6 +37,7 @@ export const SPOOL_LEASE_MS = 10_000;
 function toLine(r: ChargeRequest): string {
   const line: Line = { requestId: r.requestId, accountId: r.accountId, keyId: r.keyId, model: r.model, cost: r.cost.toString(), at: r.at.toISOString() };
   if (r.units) line.units = r.units;
+  if (r.endUserTag !== undefined) line.endUserTag = r.endUserTag;
   if (r.overLimit !== undefined && r.overLimit > 0n) line.overLimit = r.overLimit.toString();
   if (r.lines !== undefined) line.lines = r.lines;
   if (r.priceVersion !== undefined) line.priceVersion = r.priceVersion;
@@ -46,6 +48,7 @@ function fromLine(text: string): ChargeRequest {
   const l = JSON.parse(text) as Line;
   const request: ChargeRequest = { requestId: l.requestId, accountId: l.accountId, keyId: l.keyId, model: l.model, cost: BigInt(l.cost), units: l.units, at: new Date(l.at) };
   if (l.overLimit !== undefined) request.overLimit = BigInt(l.overLimit);
+  if (l.endUserTag !== undefined) request.endUserTag = l.endUserTag;
   if (l.lines !== undefined) request.lines = l.lines;
   if (l.priceVersion !== undefined) request.priceVersion = l.priceVersion;
   return request;

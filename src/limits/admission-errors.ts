@@ -1,11 +1,9 @@
 import type { CatalogModel } from '../catalog/model-types.js';
 import { formatUsd } from '../billing/money.js';
-import { nextDayStart, nextMonthStart } from '../billing/periods.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { KeyDoc } from '../keys/key-types.js';
+import { resetOf, spendMirror, type CapName, type LimitScope, type SpendWindow } from '../billing/spend-windows.js';
 
-/** A spend cap of a key. */
-export type CapName = 'lifetime' | 'day' | 'month';
+export type { CapName } from '../billing/spend-windows.js';
 
 /** What a refused request could do instead: said by the caller for its kind of request. */
 export type FitDescriber = (room: bigint) => string;
@@ -23,20 +21,53 @@ export interface Shortfall {
   fit?: FitDescriber;
 }
 
-/** 403 naming the cap, what would fit under it, and when it resets. */
-export function capReached(key: KeyDoc, cap: CapName, now: Date, shortfall?: Shortfall): GatewayError {
-  const amount = key.limits.spend_cap?.[cap] ?? 0n;
-  const resets =
-    cap === 'lifetime'
-      ? 'It does not reset; raise or remove the cap to continue.'
-      : `It resets at ${(cap === 'day' ? nextDayStart(now) : nextMonthStart(now)).toISOString()}.`;
-  const label = cap === 'lifetime' ? 'lifetime' : cap === 'day' ? 'daily (UTC)' : 'monthly (UTC)';
+const WINDOW_LABEL: Readonly<Record<SpendWindow, string>> = {
+  lifetime: 'lifetime',
+  day: 'daily (UTC day)',
+  week: 'weekly (ISO week, from Monday 00:00 UTC)',
+  month: 'monthly (UTC month)',
+};
+
+/** Who reached a cap, whose cap it is, and the setting that sets it. */
+const OWNER: Readonly<Record<LimitScope, [string, string, string]>> = {
+  key: ['This key', "this key's", 'spend_cap_usd'],
+  account: ["This key's account", "the account's", "account limits' spend_cap_usd, across all its keys"],
+  user: ['This end user', "this end user's", 'end_user_limits.spend_cap_usd'],
+};
+
+/** 403 naming the cap (whose, which window, the setting), what would fit under it, and when it resets. */
+export function capReached(cap: CapName, amount: bigint, now: Date, shortfall?: Shortfall): GatewayError {
+  const m = spendMirror(cap);
+  const window = m?.window ?? 'lifetime';
+  const [who, whose, setting] = OWNER[m?.scope ?? 'key'];
+  const reset = resetOf(window, now);
+  const resets = reset === undefined ? 'It does not reset; raise or remove the cap to continue.' : `It resets at ${reset.toISOString()}.`;
+  const label = `${WINDOW_LABEL[window]} spend cap of $${formatUsd(amount)} (${setting}.${window})`;
   const reached = shortfall === undefined || shortfall.room <= 0n;
   const head = reached
-    ? `This key reached its ${label} spend cap of $${formatUsd(amount)} (requests in flight included).`
-    : `This request's worst-case cost does not fit this key's ${label} spend cap of $${formatUsd(amount)} (requests in flight included).`;
+    ? `${who} reached its ${label}, requests in flight included.`
+    : `This request's worst-case cost does not fit ${whose} ${label}, requests in flight included.`;
   const fit = shortfall === undefined ? '' : fitText(shortfall.fit, shortfall.room, shortfall.estimate);
   return new GatewayError('key_limit_exceeded', `${head}${fit} ${resets}`);
+}
+
+/** Whose tokens-per-minute limit refused. */
+export type TokenScope = 'account' | 'key' | 'end_user';
+
+/**
+ * 429 for a tokens-per-minute limit: Retry-After is when enough of the last minute's
+ * reservations leave the window for this request's to fit (`retryAfterMs` undefined: the
+ * request alone reserves more than the limit, so no wait helps).
+ */
+export function tokensLimited(scope: TokenScope, limit: number, used: number, need: number, retryAfterMs: number | undefined): GatewayError {
+  const whose = { account: "the account's limit across its keys (account tpm)", key: "this key's limit (tpm)", end_user: "this end user's limit (end_user_limits.tpm)" }[scope];
+  const head = `Rate limit reached: ${whose} of ${limit} tokens per minute.`;
+  const counted = 'A request reserves its input tokens plus its output limit (max_tokens, else the model\'s), replaced by the tokens billed when it ends.';
+  if (retryAfterMs === undefined) {
+    return new GatewayError('rate_limited', `${head} This request alone reserves ${need} tokens; lower max_tokens or shorten the input. ${counted}`, { retryAfterSeconds: 60 });
+  }
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new GatewayError('rate_limited', `${head} ${used} are reserved in the last minute and this request needs ${need}. Retry after ${seconds} s. ${counted}`, { retryAfterSeconds: seconds });
 }
 
 /** 402 when the request's worst case does not fit the available balance (balance − in-flight holds). */
@@ -86,17 +117,18 @@ export function tooManyStreams(limit: number): GatewayError {
 }
 
 /** Which limit refused a request in the rate check. */
-export type RateScope = 'key' | 'free_tier_minute' | 'free_tier_day';
+export type RateScope = 'key' | 'account' | 'end_user' | 'free_tier_minute' | 'free_tier_day';
 
 /** 429 with a truthful Retry-After (a retry after it is admitted unless others used the room). */
 export function rateLimited(scope: RateScope, limit: number, retryAfterMs: number): GatewayError {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  const what =
-    scope === 'key'
-      ? `this key's limit of ${limit} requests per minute`
-      : scope === 'free_tier_minute'
-        ? `the free tier's limit of ${limit} requests per minute`
-        : `the free tier's limit of ${limit} requests per UTC day`;
+  const what = {
+    key: `this key's limit of ${limit} requests per minute (rpm)`,
+    account: `the account's limit of ${limit} requests per minute across its keys (account rpm)`,
+    end_user: `this end user's limit of ${limit} requests per minute (end_user_limits.rpm)`,
+    free_tier_minute: `the free tier's limit of ${limit} requests per minute`,
+    free_tier_day: `the free tier's limit of ${limit} requests per UTC day`,
+  }[scope];
   return new GatewayError('rate_limited', `Rate limit reached: ${what}. Retry after ${seconds} s.`, {
     retryAfterSeconds: seconds,
   });

@@ -1,4 +1,4 @@
-import { dayPeriod, monthPeriod } from '../billing/periods.js';
+import { dayPeriod, monthPeriod, weekPeriod } from '../billing/periods.js';
 import { keySlot } from '../redis/key-slot.js';
 
 /**
@@ -87,6 +87,34 @@ export class AdmissionKeys {
   /** Spend mirror of a key for the UTC month of `at`. */
   spendMonth(accountId: string, keyId: string, at: Date): string {
     return `${this.scope(accountId)}:spend:${keyId}:${monthPeriod(at)}`;
+  }
+
+  /** Spend mirror of a key for the ISO week (Monday 00:00 UTC) of `at`. */
+  spendWeek(accountId: string, keyId: string, at: Date): string {
+    return `${this.scope(accountId)}:spend:${keyId}:${weekPeriod(at)}`;
+  }
+
+  /** Spend mirror of any owner (key, account, key and end user; see `bucketOwner`) for a period id. */
+  spendOf(accountId: string, owner: string, period: string): string {
+    return `${this.scope(accountId)}:spend:${owner}:${period}`;
+  }
+
+  /** Sliding request log of one end user of a key (its RPM). */
+  endUserRequests(accountId: string, keyId: string, endUser: string): string {
+    return `${this.scope(accountId)}:rpm:${keyId}:u:${endUser}`;
+  }
+
+  /** Token reservations of the last minute (TPM): ZSET request id → admitted at (ms). */
+  tokens(accountId: string): string {
+    return `${this.scope(accountId)}:tpm`;
+  }
+
+  /**
+   * Token reservations in detail: HASH request id → `tokens:keyId:endUser`, plus the running
+   * totals per scope (`a`, `k:<keyId>`, `u:<keyId>|<endUser>`).
+   */
+  tokenInfo(accountId: string): string {
+    return `${this.scope(accountId)}:tpminfo`;
   }
 
   /** Stream slot leases of a key: ZSET request id → lease expiry (ms). */

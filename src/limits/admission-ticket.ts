@@ -8,8 +8,29 @@ import type { Redis } from '../redis/redis.js';
 import type { AdmissionKeys } from './admission-keys.js';
 import { runScript } from './lua-commands.js';
 import { SCRIPT_KEYS } from './script-keys.js';
+import type { AdmitLimits } from './admit-limits.js';
 import type { AdmissionTicket } from './admission-types.js';
 import type { LeaseRefresher } from './lease-refresher.js';
+
+/** The billed units that count against tokens-per-minute limits. */
+const TOKEN_UNITS = ['prompt', 'completion', 'internal_reasoning', 'input_cache_read', 'input_cache_write', 'input_cache_write_1h'] as const;
+
+/** Tokens billed, as tokens-per-minute limits count them. */
+export function billedTokens(units: BilledUnits): number {
+  return TOKEN_UNITS.reduce((sum, k) => sum + Math.max(0, Math.floor(units[k] ?? 0)), 0);
+}
+
+/** What a ticket is for: the request, its hold, and the limits it was admitted under. */
+export interface TicketSubject {
+  readonly requestId: string;
+  readonly held: bigint;
+  readonly key: KeyDoc;
+  readonly model: CatalogModel;
+  /** Absent: the key's own spend caps only (no account or end-user limits). */
+  readonly limits?: AdmitLimits;
+  /** The end user's id as the request named it. */
+  readonly endUser?: string | undefined;
+}
 
 /** How long Redis remembers that a request's charge reached the mirrors. */
 const APPLIED_TTL_MS = 24 * 3600 * 1000;
@@ -42,14 +63,24 @@ function definedUnits(units: BilledUnits): Record<string, number> {
 export class RedisAdmissionTicket implements AdmissionTicket {
   private settlement: Promise<ChargeOutcome> | undefined;
   private freed = false;
+  readonly requestId: string;
+  readonly held: bigint;
+  private readonly key: KeyDoc;
+  private readonly model: CatalogModel;
+  private readonly limits: AdmitLimits | undefined;
+  private readonly endUserTag: string | undefined;
 
   constructor(
     private readonly ctx: TicketContext,
-    readonly requestId: string,
-    readonly held: bigint,
-    private readonly key: KeyDoc,
-    private readonly model: CatalogModel,
-  ) {}
+    subject: TicketSubject,
+  ) {
+    this.requestId = subject.requestId;
+    this.held = subject.held;
+    this.key = subject.key;
+    this.model = subject.model;
+    this.limits = subject.limits;
+    this.endUserTag = subject.limits?.endUser || undefined;
+  }
 
   settle(cost: bigint, units: BilledUnits, priced?: CatalogModel): Promise<ChargeOutcome> {
     if (!this.settlement) {
@@ -65,7 +96,8 @@ export class RedisAdmissionTicket implements AdmissionTicket {
   async release(charged?: ChargeOutcome): Promise<void> {
     if (this.settlement || this.freed) return;
     this.freed = true;
-    await this.finish(charged ?? null, this.ctx.clock());
+    // Nothing billed here: the token reservation becomes 0, unless a worker billed elsewhere.
+    await this.finish(charged ?? null, this.ctx.clock(), charged === undefined ? 0 : -1);
   }
 
   async freeStreamSlot(): Promise<void> {
@@ -93,6 +125,7 @@ export class RedisAdmissionTicket implements AdmissionTicket {
         requestId: this.requestId,
         accountId: this.key.account_id,
         keyId: this.key._id,
+        ...(this.endUserTag === undefined ? {} : { endUserTag: this.endUserTag }),
         model: this.model.id,
         cost,
         ...(metered > cost ? { overLimit: metered - cost } : {}),
@@ -105,17 +138,20 @@ export class RedisAdmissionTicket implements AdmissionTicket {
       // The request is over either way; do not keep its hold and slot until they expire.
       if (!this.freed) {
         this.freed = true;
-        await this.finish(null, at);
+        await this.finish(null, at, -1);
       }
       throw err;
     }
     this.freed = true;
-    await this.finish(outcome, at);
+    await this.finish(outcome, at, billedTokens(units));
     return outcome;
   }
 
-  /** Frees hold and slot and applies a charge to the mirrors; Redis trouble only logs. */
-  private async finish(outcome: ChargeOutcome | null, at: Date): Promise<void> {
+  /**
+   * Frees hold and slot, replaces the token reservation with `tokens` (-1: keep it) and
+   * applies a charge to the mirrors; Redis trouble only logs.
+   */
+  private async finish(outcome: ChargeOutcome | null, at: Date, tokens: number): Promise<void> {
     this.ctx.refresher.untrack(this.requestId);
     const { keys } = this.ctx;
     const accountId = this.key.account_id;
@@ -124,15 +160,16 @@ export class RedisAdmissionTicket implements AdmissionTicket {
     // application, and an earlier attempt may have committed without reaching the mirrors.
     const charged = outcome ? outcome.charged.toString() : '-1';
     const cost = outcome ? outcome.cost.toString() : '0';
-    const caps = this.key.limits.spend_cap ?? {};
-    const tracked = ['1', caps.lifetime, caps.day, caps.month].map((c) => (c === undefined ? '0' : '1'));
+    const keyCaps = this.key.limits.spend_cap ?? {};
+    const caps = this.limits?.caps ?? [keyCaps.lifetime, keyCaps.day, keyCaps.week, keyCaps.month];
+    const tracked = ['1', ...Array.from({ length: 10 }, (_, i) => (caps[i] === undefined ? '0' : '1'))];
     try {
       await this.ctx.epoch?.ready(accountId);
       await runScript(
         this.ctx.redis,
         'finish',
-        SCRIPT_KEYS.finish(keys, { accountId, keyId, requestId: this.requestId, at }),
-        [this.requestId, charged, cost, APPLIED_TTL_MS, at.getTime(), this.ctx.unappliedTtlMs, ...tracked],
+        SCRIPT_KEYS.finish(keys, { accountId, keyId, requestId: this.requestId, at, endUser: this.endUserTag }),
+        [this.requestId, charged, cost, APPLIED_TTL_MS, at.getTime(), this.ctx.unappliedTtlMs, tokens, ...tracked],
       );
     } catch (err) {
       // The ledger already has the truth; the hold and slot lapse by TTL and mirrors re-sync.

@@ -23,6 +23,15 @@ export interface AdmissionRequest {
   stream: boolean;
   /** The request's RPM check when still pending: admission runs it first, in the same script. */
   rate?: DeferredRate;
+  /**
+   * Tokens the request reserves against tokens-per-minute limits: its held input tokens plus
+   * the output limit sent upstream (absent: 0, a request not billed by the token).
+   */
+  tokens?: number;
+  /** The end user the request names (`user`, `metadata.user_id` or `X-Farebox-End-User`). */
+  endUser?: string;
+  /** The request field that names the end user, for the 400 when a key needs one (default `user`). */
+  endUserParam?: string;
 }
 
 /** What a settle knows beyond the units, for the request's record and receipt. */
@@ -59,10 +68,11 @@ export interface AdmissionTicket {
  * Admission control (DESIGN §4.4, §5). Order: auth → `checkRate` (or `deferRate`, run inside
  * `admit` ahead of its own refusals) → body validation → model
  * resolution → `authorize` (allowlist and free tier) → provider availability (the caller) →
- * `admit` (spend caps → balance → stream slot).
+ * `admit` (end user named when the key needs one → tokens per minute → spend caps of the key,
+ * its account and the end user → balance → stream slot).
  */
 export interface Admission {
-  /** RPM per key (and per account on the free tier); throws 429 `rate_limited`. */
+  /** RPM per key and per account (its own rpm, or the free tier's); throws 429 `rate_limited`. */
   checkRate(key: KeyDoc): Promise<RateInfo>;
   /** The RPM check of a request that will reach `admit`, which runs it (see {@link DeferredRate}). */
   deferRate(key: KeyDoc, report: RateReport): DeferredRate;

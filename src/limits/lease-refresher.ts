@@ -14,6 +14,8 @@ export interface Lease {
   readonly requestId: string;
   readonly accountId: string;
   readonly keyId: string;
+  /** The end user's tag, when the request named one (its hold counts for the end user too). */
+  readonly endUser?: string | undefined;
   /** Amount held, nano-USD (0: no hold). */
   readonly held: bigint;
   /** Holds a stream slot. */
@@ -100,7 +102,7 @@ export class LeaseRefresher {
           this.redis,
           'place',
           SCRIPT_KEYS.place(k, { accountId: l.accountId, keyId: l.keyId, requestId: l.requestId, at: new Date(now) }),
-          [l.requestId, l.held.toString(), l.keyId, now + t.holdTtlMs, l.stream ? now + t.streamTtlMs : -1, t.containerTtlMs],
+          [l.requestId, l.held.toString(), l.endUser === undefined ? l.keyId : `${l.keyId}|${l.endUser}`, now + t.holdTtlMs, l.stream ? now + t.streamTtlMs : -1, t.containerTtlMs],
         ),
       ),
     );

@@ -1,11 +1,10 @@
 import type { MongoClient } from 'mongodb';
-import { dayPeriod, monthPeriod } from '../billing/periods.js';
+import { bucketOwner, periodOf, spendMirror, type MirrorName } from '../billing/spend-windows.js';
 import type { AccountCollections } from '../accounts/account-collection.js';
 import type { KeyCollections } from '../keys/key-collections.js';
 import type { LedgerCollections } from '../ledger/ledger-collection.js';
 
-/** A mirror the admission script found missing. */
-export type MirrorName = 'balance' | 'lifetime' | 'day' | 'month';
+export type { MirrorName } from '../billing/spend-windows.js';
 
 /** MongoDB figures and the charges they contain, read at one point in time. */
 export interface MirrorSnapshot {
@@ -19,7 +18,9 @@ export interface SnapshotQuery {
   readonly names: readonly MirrorName[];
   readonly accountId: string;
   readonly keyId: string;
-  /** Decides the day and month spend periods. */
+  /** The end user's tag, for the end-user mirrors. */
+  readonly endUser?: string | undefined;
+  /** Decides the day, week and month spend periods. */
   readonly at: Date;
   /** Charges created from here on are listed. */
   readonly since: Date;
@@ -61,10 +62,11 @@ async function readFigure(c: AccountCollections & KeyCollections & LedgerCollect
       const key = await c.keys.findOne({ _id: q.keyId }, { session, projection: { spend: 1 } });
       return key?.spend ?? 0n;
     }
-    case 'day':
-      return readPeriod(c, `${q.keyId}:${dayPeriod(q.at)}`, session);
-    case 'month':
-      return readPeriod(c, `${q.keyId}:${monthPeriod(q.at)}`, session);
+    default: {
+      const m = spendMirror(name);
+      if (!m || m.window === 'lifetime') throw new Error(`no MongoDB figure for mirror ${name}`);
+      return readPeriod(c, `${bucketOwner(m.scope, q)}:${periodOf(m.window, q.at)}`, session);
+    }
   }
 }
 

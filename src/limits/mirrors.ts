@@ -6,7 +6,8 @@ import { runScript } from './lua-commands.js';
 import type { AccountCollections } from '../accounts/account-collection.js';
 import type { KeyCollections } from '../keys/key-collections.js';
 import type { LedgerCollections } from '../ledger/ledger-collection.js';
-import { mirrorScriptKeys } from './script-keys.js';
+import { mirrorScriptKeys, spendMirrorKey } from './script-keys.js';
+import { spendMirror } from '../billing/spend-windows.js';
 
 export type { MirrorName } from './mirror-snapshot.js';
 
@@ -16,6 +17,14 @@ export const MIRROR_TTL_MS = 120_000;
 const VERSION_TTL_MS = 3_600_000;
 /** Reads of MongoDB per load before giving up (the caller's admission loop retries too). */
 const MAX_READS = 3;
+
+/** Whose mirrors to load, and when (the periods). */
+interface Who {
+  readonly accountId: string;
+  readonly keyId: string;
+  readonly at: Date;
+  readonly endUser: string | undefined;
+}
 
 /** Where a loader finds the stores and how far back a charge may still be settling. */
 export interface MirrorLoaderDeps {
@@ -38,10 +47,13 @@ export interface MirrorLoaderDeps {
 export class MirrorLoader {
   constructor(private readonly d: MirrorLoaderDeps) {}
 
-  /** Loads the named mirrors of an account and key for the periods of `at` (if still missing). */
-  async load(names: readonly MirrorName[], accountId: string, keyId: string, at: Date): Promise<void> {
+  /**
+   * Loads the named mirrors of an account and key (and end user, by tag) for the periods of
+   * `at` (if still missing).
+   */
+  async load(names: readonly MirrorName[], accountId: string, keyId: string, at: Date, endUser?: string): Promise<void> {
     let todo = [...names];
-    for (let read = 0; read < MAX_READS && todo.length > 0; read++) todo = await this.loadOnce(todo, accountId, keyId, at);
+    for (let read = 0; read < MAX_READS && todo.length > 0; read++) todo = await this.loadOnce(todo, { accountId, keyId, at, endUser });
   }
 
   /** Drops an account's balance mirror; the next request rebuilds it from MongoDB. */
@@ -52,14 +64,15 @@ export class MirrorLoader {
   }
 
   /** One MongoDB read for the given mirrors; returns those that must be read again. */
-  private async loadOnce(names: MirrorName[], accountId: string, keyId: string, at: Date): Promise<MirrorName[]> {
+  private async loadOnce(names: MirrorName[], who: Who): Promise<MirrorName[]> {
     const { keys, redis } = this.d;
-    const mirrors = names.map((name) => this.mirrorKey(name, accountId, keyId, at));
+    const { accountId, keyId, at, endUser } = who;
+    const mirrors = names.map((name) => this.mirrorKey(name, who));
     const versions = await Promise.all(mirrors.map((m) => redis.get(keys.mirrorVersion(m))));
     const pending = await Promise.all(mirrors.map((m) => redis.hkeys(keys.unapplied(m))));
     const checkIds = [...new Set(pending.flat())];
     const since = new Date(at.getTime() - this.d.settleWindowMs);
-    const snap = await (this.d.readSnapshot ?? readMirrorSnapshot)(this.d.client, this.d.c, { names, accountId, keyId, at, since, checkIds });
+    const snap = await (this.d.readSnapshot ?? readMirrorSnapshot)(this.d.client, this.d.c, { names, accountId, keyId, endUser, at, since, checkIds });
     const again: MirrorName[] = [];
     for (const [i, name] of names.entries()) {
       const m = mirrors[i] as string;
@@ -71,17 +84,10 @@ export class MirrorLoader {
     return again;
   }
 
-  private mirrorKey(name: MirrorName, accountId: string, keyId: string, at: Date): string {
-    const k = this.d.keys;
-    switch (name) {
-      case 'balance':
-        return k.balance(accountId);
-      case 'lifetime':
-        return k.spendLifetime(accountId, keyId);
-      case 'day':
-        return k.spendDay(accountId, keyId, at);
-      case 'month':
-        return k.spendMonth(accountId, keyId, at);
-    }
+  private mirrorKey(name: MirrorName, who: Who): string {
+    if (name === 'balance') return this.d.keys.balance(who.accountId);
+    const m = spendMirror(name);
+    if (!m) throw new Error(`unknown mirror ${name}`);
+    return spendMirrorKey(this.d.keys, { ...who, requestId: '' }, m);
   }
 }

@@ -33,14 +33,34 @@ interface Window {
  * logs, so a script run again for the same request sees that it was counted already.
  */
 export interface RatePlan {
-  readonly keys: readonly [string, string, string];
-  /** member, key limit, account limit, day limit (-1 = none), window ms, day counter TTL ms. */
-  readonly args: readonly [string, number, number, number, number, number];
+  readonly keys: readonly [string, string, string, string];
+  /**
+   * member, key limit, account limit, day limit (-1 = none), window ms, day counter TTL ms,
+   * end-user limit.
+   */
+  readonly args: readonly [string, number, number, number, number, number, number];
   readonly now: number;
   readonly dayEnd: number;
+  /** Who set the account limit: the account's own rpm, or the free tier. */
+  readonly accountScope: RateScope;
 }
 
-/** Rate figures a script replies: {admitted, keyCount, keyRetryAt, keyOldest, acctCount, acctRetryAt, acctOldest, dayCount}. */
+/** The request-rate limits beyond the key's own that apply to a request. */
+export interface RateContext {
+  readonly freeTier: boolean;
+  /** The account's own rpm across its keys. */
+  readonly accountRpm?: number | undefined;
+  /** The end user's tag and the key's per-end-user rpm. */
+  readonly endUser?: string | undefined;
+  readonly endUserRpm?: number | undefined;
+  /** Check the end user's rpm only (the key's and account's were checked before). */
+  readonly onlyEndUser?: boolean;
+}
+
+/**
+ * Rate figures a script replies: {admitted, keyCount, keyRetryAt, keyOldest, acctCount,
+ * acctRetryAt, acctOldest, dayCount, userCount, userRetryAt, userOldest}.
+ */
 export function rateFigures(reply: unknown): number[] {
   if (!Array.isArray(reply)) throw new Error('unexpected rate script reply');
   return reply.map((v) => Number(v));
@@ -59,42 +79,51 @@ export class RateChecker {
   ) {}
 
   /** Counts the request or throws 429 `rate_limited` (with {@link rateInfoOf} figures). */
-  async check(key: KeyDoc, onFreeTier: boolean): Promise<RateInfo> {
-    const plan = this.plan(key, onFreeTier, this.clock());
+  async check(key: KeyDoc, context: RateContext): Promise<RateInfo> {
+    const plan = this.plan(key, context, this.clock());
     if (!plan) return UNLIMITED;
     const reply = await runScript(this.redis, 'rate', plan.keys, [plan.now, ...plan.args]);
     return this.outcome(plan, rateFigures(reply));
   }
 
   /** The rate check of one request at `at`, or undefined when no request-rate limit applies. */
-  plan(key: KeyDoc, onFreeTier: boolean, at: Date): RatePlan | undefined {
-    const keyLimit = key.limits.rpm ?? -1;
-    const accountLimit = onFreeTier ? this.freeTier.rpm : -1;
-    const dayLimit = onFreeTier ? this.freeTier.perDay : -1;
-    if (keyLimit < 0 && accountLimit < 0) return undefined;
+  plan(key: KeyDoc, context: RateContext, at: Date): RatePlan | undefined {
+    const only = context.onlyEndUser === true;
+    const keyLimit = only ? -1 : (key.limits.rpm ?? -1);
+    const free = context.freeTier && !only ? this.freeTier.rpm : -1;
+    const own = only ? -1 : (context.accountRpm ?? -1);
+    // One account log serves both the account's own rpm and the free tier's: the lower counts.
+    const accountLimit = own >= 0 && (free < 0 || own <= free) ? own : free;
+    const accountScope: RateScope = own >= 0 && accountLimit === own ? 'account' : 'free_tier_minute';
+    const dayLimit = context.freeTier && !only ? this.freeTier.perDay : -1;
+    const userLimit = context.endUser !== undefined ? (context.endUserRpm ?? -1) : -1;
+    if (keyLimit < 0 && accountLimit < 0 && userLimit < 0) return undefined;
     const now = at.getTime();
     const dayEnd = nextDayStart(at).getTime();
     return {
-      keys: rateKeys(this.keys, { accountId: key.account_id, keyId: key._id, requestId: '', at }),
-      args: [`${now}:${this.nonce}:${this.counter++}`, keyLimit, accountLimit, dayLimit, RATE_WINDOW_MS, dayEnd - now + 3_600_000],
+      keys: rateKeys(this.keys, { accountId: key.account_id, keyId: key._id, requestId: '', at, endUser: context.endUser }),
+      args: [`${now}:${this.nonce}:${this.counter++}`, keyLimit, accountLimit, dayLimit, RATE_WINDOW_MS, dayEnd - now + 3_600_000, userLimit],
       now,
       dayEnd,
+      accountScope,
     };
   }
 
   /** The figures for the headers when the script counted the request; else throws the 429. */
   outcome(plan: RatePlan, figures: readonly number[]): RateInfo {
     const { now, dayEnd } = plan;
-    const [, keyLimit, accountLimit, dayLimit] = plan.args;
-    const [admitted = 0, kn = 0, kRetry = 0, kOld = 0, an = 0, aRetry = 0, aOld = 0, dn = 0] = figures;
+    const [, keyLimit, accountLimit, dayLimit, , , userLimit] = plan.args;
+    const [admitted = 0, kn = 0, kRetry = 0, kOld = 0, an = 0, aRetry = 0, aOld = 0, dn = 0, un = 0, uRetry = 0, uOld = 0] = figures;
     const windows: Window[] = [];
     if (keyLimit >= 0) windows.push({ limit: keyLimit, used: kn, retryAt: kRetry, oldest: kOld || now });
     if (accountLimit >= 0) windows.push({ limit: accountLimit, used: an, retryAt: aRetry, oldest: aOld || now });
+    if (userLimit >= 0) windows.push({ limit: userLimit, used: un, retryAt: uRetry, oldest: uOld || now });
     const info = tightest(windows);
     if (admitted === 1) return info;
     throw this.refuse(info, now, [
       ['key', keyLimit, kRetry],
-      ['free_tier_minute', accountLimit, aRetry],
+      [plan.accountScope, accountLimit, aRetry],
+      ['end_user', userLimit, uRetry],
       ['free_tier_day', dayLimit, dayLimit >= 0 && dn >= dayLimit ? dayEnd : 0],
     ]);
   }

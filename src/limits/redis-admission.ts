@@ -14,17 +14,20 @@ import type { KeyDoc } from '../keys/key-types.js';
 import type { KeyLiveUsage } from '../keys/key-info.js';
 import { chargesUnavailable } from '../ledger/spooling-ledger.js';
 import { AdmissionKeys } from './admission-keys.js';
-import { capReached, insufficientCredits, managementKey, notInAllowlist, notOnFreeTier, tooManyStreams, type CapName } from './admission-errors.js';
+import { capReached, insufficientCredits, managementKey, notInAllowlist, notOnFreeTier, tokensLimited, tooManyStreams, type CapName, type TokenScope } from './admission-errors.js';
+import { admitLimits, capOf, type AdmitLimits } from './admit-limits.js';
+import { endUserInvalid, endUserMissing, endUserTag, MAX_END_USER_LENGTH } from './end-user.js';
 import { RedisAdmissionTicket, type TicketContext } from './admission-ticket.js';
 import type { Admission, AdmissionRequest, AdmissionTicket } from './admission-types.js';
 import { DeferredRate, type RateReport } from './deferred-rate.js';
-import { FreeTierCache } from './free-tier-cache.js';
+import { AccountFactsCache, type AccountFacts } from './account-facts.js';
 import { runScript } from './lua-commands.js';
 import { LeaseRefresher } from './lease-refresher.js';
 import { MirrorLoader, type MirrorName } from './mirrors.js';
 import { RATE_WINDOW_MS, RateChecker, rateFigures, type RatePlan } from './rate-check.js';
 import type { RateInfo } from './rate-info.js';
 import { RedisEpoch } from './redis-epoch.js';
+import { readLiveUsage } from './live-usage.js';
 import { SCRIPT_KEYS } from './script-keys.js';
 
 /** The ledger as admission uses it: charges on settle, and whether paid work may start. */
@@ -52,7 +55,9 @@ const NO_STREAM_LIMIT = 1_000_000_000;
 /** Missing mirrors are rebuilt and the script retried at most this often per request. */
 const MAX_ATTEMPTS = 4;
 
-type Reply = ['ok', string] | ['missing', ...MirrorName[]] | ['cap', CapName, string] | ['balance', string] | ['streams'] | ['rate'];
+type Reply = ['ok', string] | ['missing', ...MirrorName[]] | ['cap', CapName, string] | ['balance', string] | ['streams'] | ['rate'] | ['tpm', string, string, string, string];
+
+const TOKEN_SCOPES: readonly TokenScope[] = ['account', 'key', 'end_user'];
 
 /** The script's {rate figures (empty when it did not check the rate), status...}. */
 interface AdmitReply {
@@ -64,7 +69,13 @@ interface AdmitReply {
  * Rate arguments of ADMIT that check nothing (the caller checked the rate already). The keys
  * are still the account's own rate keys, untouched, so every declared key shares its slot.
  */
-const NO_RATE_ARGS = ['-', -1, -1, -1, RATE_WINDOW_MS, 0] as const;
+const NO_RATE_ARGS = ['-', -1, -1, -1, RATE_WINDOW_MS, 0, -1] as const;
+
+/** A pending rate check to fold into ADMIT, and the deferred check it settles (if any). */
+interface PlannedRate {
+  readonly plan: RatePlan;
+  readonly deferred?: DeferredRate;
+}
 
 function parseReply(value: unknown): AdmitReply {
   if (!Array.isArray(value) || !Array.isArray(value[0]) || typeof value[1] !== 'string') throw new Error('unexpected admission script reply');
@@ -78,7 +89,7 @@ function parseReply(value: unknown): AdmitReply {
  */
 export class RedisAdmission implements Admission {
   private readonly keys: AdmissionKeys;
-  private readonly tiers: FreeTierCache;
+  private readonly tiers: AccountFactsCache;
   private readonly mirrors: MirrorLoader;
   private readonly rates: RateChecker;
   private readonly refresher: LeaseRefresher;
@@ -89,7 +100,7 @@ export class RedisAdmission implements Admission {
 
   constructor(private readonly deps: AdmissionDeps) {
     this.keys = new AdmissionKeys(deps.config.redisPrefix);
-    this.tiers = new FreeTierCache(deps.c, undefined, deps.ledger);
+    this.tiers = new AccountFactsCache(deps.c, undefined, deps.ledger);
     this.rates = new RateChecker(deps.redis, this.keys, deps.config.freeTier, deps.clock);
     this.holdTtlMs = deps.config.holdTtlSeconds * 1000;
     // A lease outlives its request: the longest a request may run, the wait for its usage
@@ -113,7 +124,8 @@ export class RedisAdmission implements Admission {
 
   async checkRate(key: KeyDoc): Promise<RateInfo> {
     await this.epoch.ready(key.account_id);
-    return this.rates.check(key, await this.tiers.isFreeTier(key.account_id));
+    const facts = await this.tiers.get(key.account_id);
+    return this.rates.check(key, { freeTier: facts.freeTier, accountRpm: facts.limits.rpm });
   }
 
   deferRate(key: KeyDoc, report: RateReport): DeferredRate {
@@ -135,24 +147,31 @@ export class RedisAdmission implements Admission {
     if (!model.isFree && !this.deps.ledger.canCharge()) throw chargesUnavailable();
     // Never admit on state that may be stale: Redis may have restarted from an old snapshot.
     await this.epoch.ready(key.account_id);
+    const facts = await this.tiers.get(key.account_id);
+    const limits = admitLimits(key, facts.limits, this.endUserOf(request));
     const shortfall = (room: string) => ({ room: BigInt(room), estimate: request.estimate, fit: request.fit });
     const at = this.deps.clock();
-    const rate = await this.planRate(request, at);
+    const rate = await this.planRate(request, facts, limits, at);
     let resynced = false;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       // The generation the hold is placed in (Redis may be found rewound while the script runs).
       const generation = this.keys.generationOf(key.account_id);
-      const { rate: figures, reply } = await this.runAdmit(request, at, rate?.plan);
+      const { rate: figures, reply } = await this.runAdmit(request, at, limits, rate?.plan);
       // The rate check ran (counted, or refused) unless mirrors were missing: then it runs again.
-      if (rate?.deferred.pending && reply[0] !== 'missing') rate.deferred.settle(() => (figures.length > 0 ? this.rates.outcome(rate.plan, figures) : undefined));
+      if (rate && reply[0] !== 'missing') this.settleRate(rate, figures);
       switch (reply[0]) {
         case 'ok':
-          return this.issue(request, BigInt(reply[1]), generation);
+          return this.issue(request, BigInt(reply[1]), generation, limits);
         case 'missing':
-          await this.mirrors.load(reply.slice(1) as MirrorName[], key.account_id, key._id, at);
+          await this.mirrors.load(reply.slice(1) as MirrorName[], key.account_id, key._id, at, limits.endUser || undefined);
           break;
         case 'cap':
-          throw capReached(key, reply[1], at, shortfall(reply[2]));
+          throw capReached(reply[1], capOf(limits, reply[1]), at, shortfall(reply[2]));
+        case 'tpm': {
+          const [, scope, limit, used, retryAt] = reply;
+          const wait = Number(retryAt) > 0 ? Number(retryAt) - at.getTime() : undefined;
+          throw tokensLimited(TOKEN_SCOPES[Number(scope) - 1] ?? 'key', Number(limit), Number(used), request.tokens ?? 0, wait);
+        }
         case 'streams':
           throw tooManyStreams(key.limits.concurrent_streams ?? NO_STREAM_LIMIT);
         case 'rate':
@@ -169,24 +188,29 @@ export class RedisAdmission implements Admission {
     throw new Error('admission state kept disappearing while rebuilding it');
   }
 
-  /** In-flight holds and recent requests of a key, for `GET /v1/key`. */
-  async liveUsage(key: KeyDoc): Promise<KeyLiveUsage> {
+  /** The end user's tag; a key with end-user limits refuses a request that names none. */
+  private endUserOf(request: AdmissionRequest): string | undefined {
+    const param = request.endUserParam ?? 'user';
+    if (request.endUser === undefined) {
+      if (request.key.limits.end_user_limits) throw endUserMissing(param);
+      return undefined;
+    }
+    if (request.endUser.length === 0 || request.endUser.length > MAX_END_USER_LENGTH) throw endUserInvalid(param);
+    return endUserTag(request.endUser);
+  }
+
+  /** Takes the outcome of a rate check ADMIT ran: reports it to the deferred check, or throws its 429. */
+  private settleRate(rate: PlannedRate, figures: readonly number[]): void {
+    const outcome = () => (figures.length > 0 ? this.rates.outcome(rate.plan, figures) : undefined);
+    if (rate.deferred?.pending) rate.deferred.settle(outcome);
+    else if (!rate.deferred) outcome();
+  }
+
+  /** In-flight holds and recent requests and tokens of a key, its account and an end user, for `GET /v1/key`. */
+  async liveUsage(key: KeyDoc, endUser?: string): Promise<KeyLiveUsage> {
     await this.epoch.ready(key.account_id);
-    const k = this.keys;
-    const reply = await runScript(
-      this.deps.redis,
-      'live',
-      SCRIPT_KEYS.live(k, { accountId: key.account_id, keyId: key._id, requestId: '', at: this.deps.clock() }),
-      [this.deps.clock().getTime(), key._id, RATE_WINDOW_MS],
-    );
-    const [held, keyCount, accountCount] = Array.isArray(reply) ? reply.map(String) : [];
-    const onFreeTier = await this.tiers.isFreeTier(key.account_id);
-    const useAccount = key.limits.rpm === undefined && onFreeTier;
-    return {
-      heldUsd: BigInt(held ?? '0'),
-      requestsThisMinute: Number(useAccount ? accountCount : keyCount) || 0,
-      minuteLimit: key.limits.rpm ?? (onFreeTier ? this.deps.config.freeTier.rpm : undefined),
-    };
+    const live = { redis: this.deps.redis, keys: this.keys, facts: this.tiers, clock: this.deps.clock, freeTierRpm: this.deps.config.freeTier.rpm };
+    return readLiveUsage(live, key, endUser);
   }
 
   /** Redis key names of admission state, in the current generation (tests and tools). */
@@ -215,40 +239,49 @@ export class RedisAdmission implements Admission {
     return ok === 'OK';
   }
 
-  /** The pending rate check of a request, to run inside the admission script. */
-  private async planRate(request: AdmissionRequest, at: Date): Promise<{ deferred: DeferredRate; plan: RatePlan } | undefined> {
+  /**
+   * The rate check to run inside the admission script: the request's pending check (key,
+   * account, free tier and end user), else the end user's rpm alone when the rest ran before.
+   */
+  private async planRate(request: AdmissionRequest, facts: AccountFacts, limits: AdmitLimits, at: Date): Promise<PlannedRate | undefined> {
+    const { key } = request;
+    const endUser = limits.endUser === '' ? undefined : limits.endUser;
+    const endUserRpm = key.limits.end_user_limits?.rpm;
     const deferred = request.rate;
-    if (!deferred?.pending) return undefined;
-    const plan = this.rates.plan(request.key, await this.tiers.isFreeTier(request.key.account_id), at);
-    if (plan) return { deferred, plan };
-    // No request-rate limit applies: nothing to count, no headers.
-    deferred.settle(() => undefined);
-    return undefined;
+    if (deferred?.pending) {
+      const plan = this.rates.plan(key, { freeTier: facts.freeTier, accountRpm: facts.limits.rpm, endUser, endUserRpm }, at);
+      if (plan) return { deferred, plan };
+      // No request-rate limit applies: nothing to count, no headers.
+      deferred.settle(() => undefined);
+      return undefined;
+    }
+    if (endUser === undefined || endUserRpm === undefined) return undefined;
+    const plan = this.rates.plan(key, { freeTier: false, endUser, endUserRpm, onlyEndUser: true }, at);
+    return plan ? { plan } : undefined;
   }
 
-  private async runAdmit(request: AdmissionRequest, at: Date, rate: RatePlan | undefined): Promise<AdmitReply> {
+  private async runAdmit(request: AdmissionRequest, at: Date, limits: AdmitLimits, rate: RatePlan | undefined): Promise<AdmitReply> {
     const { key, model, requestId } = request;
-    const k = this.keys;
-    const a = key.account_id;
-    const caps = key.limits.spend_cap ?? {};
     // A free model spends nothing, so neither caps nor balance can refuse it.
-    const cap = (value: bigint | undefined) => (model.isFree || value === undefined ? '-1' : value.toString());
+    const caps = limits.caps.map((value) => (model.isFree || value === undefined ? '-1' : value.toString()));
+    const tpm = limits.tpm.map((t) => t ?? -1);
     const now = at.getTime();
     const streamLimit = request.stream ? (key.limits.concurrent_streams ?? NO_STREAM_LIMIT) : -1;
-    const reply = await runScript(
-      this.deps.redis,
-      'admit',
-      SCRIPT_KEYS.admit(k, { accountId: a, keyId: key._id, requestId, at }),
-      [now, requestId, key._id, request.estimate.toString(), model.isFree ? '0' : '1', cap(caps.lifetime), cap(caps.day), cap(caps.month), streamLimit, now + this.holdTtlMs, now + STREAM_LEASE_MS, Math.max(this.holdTtlMs, STREAM_LEASE_MS) * 2, ...(rate?.args ?? NO_RATE_ARGS)],
-    );
+    const scope = { accountId: key.account_id, keyId: key._id, requestId, at, endUser: limits.endUser || undefined };
+    const reply = await runScript(this.deps.redis, 'admit', SCRIPT_KEYS.admit(this.keys, scope), [
+      ...[now, requestId, key._id, limits.endUser, request.estimate.toString(), model.isFree ? '0' : '1', streamLimit],
+      ...[now + this.holdTtlMs, now + STREAM_LEASE_MS, Math.max(this.holdTtlMs, STREAM_LEASE_MS) * 2, request.tokens ?? 0, ...tpm, ...caps],
+      ...(rate?.args ?? NO_RATE_ARGS),
+    ]);
     return parseReply(reply);
   }
 
-  private issue(request: AdmissionRequest, held: bigint, generation: string): AdmissionTicket {
+  private issue(request: AdmissionRequest, held: bigint, generation: string, limits: AdmitLimits): AdmissionTicket {
     const { key, requestId } = request;
     const deadline = this.deps.clock().getTime() + this.maxLeaseMs;
-    this.refresher.track({ requestId, accountId: key.account_id, keyId: key._id, held, stream: request.stream, deadline }, generation);
-    return new RedisAdmissionTicket(this.ticketContext, requestId, held, key, request.model);
+    const endUser = limits.endUser || undefined;
+    this.refresher.track({ requestId, accountId: key.account_id, keyId: key._id, endUser, held, stream: request.stream, deadline }, generation);
+    return new RedisAdmissionTicket(this.ticketContext, { requestId, held, key, model: request.model, limits, endUser: request.endUser });
   }
 }
 

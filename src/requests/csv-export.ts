@@ -19,12 +19,12 @@ function text(value: string | null): string | null {
   return value !== null && /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
 }
 
-const RECORD_COLUMNS = ['id', 'created_at', 'account_id', 'key_id', 'endpoint', 'model', 'provider', 'stream', 'status', 'error_code',
+const RECORD_COLUMNS = ['id', 'created_at', 'account_id', 'key_id', 'end_user', 'endpoint', 'model', 'provider', 'stream', 'status', 'error_code',
   'input_tokens', 'output_tokens', 'images', 'pages', 'cost_usd', 'latency_ms'];
 
 function recordRow(r: RequestRecordDoc): Cell[] {
   const u = r.usage;
-  return [r._id, r.created_at.toISOString(), r.account_id, r.key_id, r.endpoint, text(r.model), text(r.provider), r.stream, r.status, r.error_code,
+  return [r._id, r.created_at.toISOString(), r.account_id, r.key_id, r.end_user ?? null, r.endpoint, text(r.model), text(r.provider), r.stream, r.status, r.error_code,
     u.input_tokens ?? null, u.output_tokens ?? null, u.images ?? null, u.pages ?? null, formatUsd(r.cost), r.latency_ms];
 }
 

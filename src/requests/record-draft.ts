@@ -2,6 +2,7 @@ import type { ChargeOutcome } from '../ledger/ledger-writer.js';
 import type { BilledUnits, CostLineWire } from '../billing/pricing.js';
 import type { AttemptRecord, RecordUsage } from './request-record-types.js';
 import type { TokenSource } from '../billing/token-source.js';
+import type { EndUserNaming } from './end-user-source.js';
 
 /** Sum of the defined counts among `keys`, or undefined when none is defined. */
 function sumOf(units: BilledUnits, keys: ReadonlyArray<keyof BilledUnits>): number | undefined {
@@ -51,6 +52,10 @@ export class RecordDraft {
   settledAt: Date | undefined;
   /** The routes tried or skipped, in order. */
   readonly attempts: AttemptRecord[] = [];
+  /** Reads the end user the request names, once its body is parsed (see `endUserOf`). */
+  endUserSource: () => EndUserNaming = () => ({ param: 'user' });
+  /** The end user admission saw, for the record. */
+  endUser: string | undefined;
 
   constructor(
     readonly requestId: string,

@@ -9,6 +9,8 @@ export interface RecordFilters extends TimeRange {
   accountId?: string;
   keyId?: string;
   model?: string;
+  /** The end user the requests named. */
+  endUser?: string;
 }
 
 /** The `created_at` condition of a time range, if it has a bound. */

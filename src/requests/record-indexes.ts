@@ -31,4 +31,5 @@ export async function ensureRecordIndexes(db: Db, records: Collection<RequestRec
   await records.createIndex({ account_id: 1, created_at: -1, _id: -1 });
   await records.createIndex({ key_id: 1, created_at: -1, _id: -1 });
   await records.createIndex({ model: 1, created_at: -1, _id: -1 });
+  await records.createIndex({ account_id: 1, end_user: 1, created_at: -1, _id: -1 });
 }

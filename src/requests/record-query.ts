@@ -15,6 +15,7 @@ export function recordFilter(f: RecordFilters): Filter<RequestRecordDoc> {
   if (f.accountId !== undefined) filter.account_id = f.accountId;
   if (f.keyId !== undefined) filter.key_id = f.keyId;
   if (f.model !== undefined) filter.model = f.model;
+  if (f.endUser !== undefined) filter.end_user = f.endUser;
   return filter;
 }
 

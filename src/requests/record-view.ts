@@ -7,6 +7,7 @@ export function toRecordView(r: RequestRecordDoc) {
     id: r._id,
     account_id: r.account_id,
     key_id: r.key_id,
+    end_user: r.end_user ?? null,
     endpoint: r.endpoint,
     model: r.model,
     provider: r.provider,

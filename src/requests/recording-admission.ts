@@ -23,7 +23,8 @@ function recordingTicket(ticket: AdmissionTicket, draft: RecordDraft): Admission
 
 /**
  * The same admission, except that `admit` tells the request's draft which model and provider
- * serve it and wraps the ticket so the durable charge lands in the draft too. Every front
+ * serve it, takes the end user the request names from it, and wraps the ticket so the durable
+ * charge lands in the draft too. Every front
  * (chat, Responses, Messages, images, OCR) admits and settles through a ticket, so this one
  * seam sees them all without the services knowing about records. Other members pass through.
  */
@@ -31,7 +32,11 @@ export function recordingAdmission<A extends Admission>(inner: A, drafts: DraftL
   const admit: Admission['admit'] = async (request) => {
     const draft = drafts.draft(request.requestId);
     draft?.admitted(request.model.id, request.model.doc.provider, request.stream);
-    const ticket = await inSpan('admission', { 'farebox.request_id': request.requestId, 'gen_ai.request.model': request.model.id }, () => inner.admit(request));
+    // The end user comes from the request as the client sent it (header or body field).
+    const named = request.endUser === undefined ? draft?.endUserSource() : undefined;
+    if (draft && named?.id !== undefined) draft.endUser = named.id;
+    const admitted = named === undefined ? request : { ...request, endUser: named.id, endUserParam: named.param };
+    const ticket = await inSpan('admission', { 'farebox.request_id': request.requestId, 'gen_ai.request.model': request.model.id }, () => inner.admit(admitted));
     return draft === undefined ? ticket : recordingTicket(ticket, draft);
   };
   const bound = new Map<PropertyKey, unknown>();

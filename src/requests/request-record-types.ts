@@ -34,6 +34,8 @@ export interface RequestRecordDoc {
   _id: string;
   account_id: string;
   key_id: string;
+  /** The end user the request named (`user`, `metadata.user_id` or `X-Farebox-End-User`). */
+  end_user?: string;
   /** Route path, e.g. `/v1/chat/completions`. */
   endpoint: string;
   /** Catalog id once resolved; else the model the client asked for (bounded), or null. */

@@ -131,6 +131,7 @@ function toDoc(draft: RecordDraft, end: RequestEnd, key: KeyDoc, r: Resolved): R
     _id: draft.requestId,
     account_id: key.account_id,
     key_id: key._id,
+    ...(draft.endUser !== undefined ? { end_user: draft.endUser } : {}),
     endpoint: draft.endpoint,
     model: r.model,
     provider: r.provider,

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Middleware } from 'koa';
 import type { GatewayContext, GatewayState } from '../state.js';
 import type { RequestRecorder } from '../../requests/request-recorder.js';
+import { END_USER_HEADER, endUserOf } from '../../requests/end-user-source.js';
 
 /** The inference endpoints whose requests are recorded (POST only). */
 const RECORDED_PATHS: ReadonlySet<string> = new Set([
@@ -53,6 +54,7 @@ export function recordRequests(recorder: RequestRecorder): Middleware<GatewaySta
     const endpoint = endpointOf(ctx);
     if (endpoint === undefined) return next();
     const draft = recorder.open(ctx.state.requestId, endpoint);
+    draft.endUserSource = () => endUserOf(endpoint, ctx.get(END_USER_HEADER) || undefined, ctx.request.body);
     try {
       await next();
     } finally {

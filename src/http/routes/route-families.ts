@@ -60,7 +60,7 @@ function queued(deps: RouteFamilyDeps): (QueuedServiceDeps & RouteFamilyDeps & {
 export const ROUTE_FAMILIES: readonly RouteFamily[] = [
   { name: 'health', mount: (deps) => healthRoutes(deps) },
   { name: 'models', mount: (deps) => modelsRoutes(deps.catalog, deps.providers) },
-  { name: 'account', mount: (deps) => accountRoutes(deps, deps.liveUsage ?? ((key) => deps.admission.liveUsage(key))) },
+  { name: 'account', mount: (deps) => accountRoutes(deps, deps.liveUsage ?? ((key, endUser) => deps.admission.liveUsage(key, endUser))) },
   { name: 'keys management', mount: (deps) => managementRoutes(deps) },
   { name: 'request records', mount: (deps) => requestsRoutes(deps) },
   { name: 'receipts', mount: (deps) => receiptsRoutes(deps) },

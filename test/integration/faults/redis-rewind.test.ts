@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JsonResponse } from '../../helpers/admin-client.js';
+import { adminClient, type JsonResponse } from '../../helpers/admin-client.js';
 import { spawnWeb, type WebProcess } from '../../helpers/spawn-web.js';
 import { startTestGateway, testEnv, type TestGateway } from '../../helpers/test-gateway.js';
 import { admissionTestRouter } from '../limits/admission-test-router.js';
@@ -45,28 +45,48 @@ async function save(): Promise<void> {
   client.disconnect();
 }
 
-/** `n` one-unit requests at once, spread over both gateways. */
-function burst(raw: string, n: number, delayMs = 0): Promise<JsonResponse[]> {
-  return Promise.all(Array.from({ length: n }, (_, i) => charge(i % 2 ? a.url : b.url, raw, { estimate: UNIT, cost: UNIT, delay_ms: delayMs })));
+/** `n` one-unit requests at once, spread over both gateways (and over `raws` in turn). */
+function burst(raws: string | readonly string[], n: number, delayMs = 0, endUser?: string): Promise<JsonResponse[]> {
+  const keys = typeof raws === 'string' ? [raws] : raws;
+  return Promise.all(
+    Array.from({ length: n }, (_, i) => charge(i % 2 ? a.url : b.url, keys[i % keys.length] as string, { estimate: UNIT, cost: UNIT, delay_ms: delayMs, end_user: endUser })),
+  );
 }
+
+type Limited = 'poor' | 'capped' | 'weekly' | 'account' | 'endUser';
 
 async function untilConnected(): Promise<void> {
   await waitFor('both gateways to reconnect to Redis', () => a.deps.redis.status === 'ready' && b.deps.redis.status === 'ready', { timeoutMs: 10_000 });
 }
 
 /**
- * An account with 10 units of balance and a key with a 10-unit day cap each spend 5 units
- * (2 before the snapshot, 3 after), then Redis is killed with 2 requests each in flight and
- * restarted (from the snapshot if one was taken), and 20 more each arrive at once.
+ * An account with 10 units of balance, a key with a 10-unit day cap, one with a 10-unit week
+ * cap, an account with a 10-unit week cap over two keys and an end user with a 10-unit day cap
+ * each spend 5 units (2 before the snapshot, 3 after), then Redis is killed with 2 requests
+ * each in flight and restarted (from the snapshot if one was taken), and 20 more each arrive.
  */
 async function rewind(snapshot: boolean) {
   const poor = await accountWithKey(a.url, 0.01, { limits: { rpm: 10_000 } });
   const capped = await accountWithKey(a.url, 1, { limits: { rpm: 10_000, spend_cap_usd: { day: 0.01 } } });
-  const answers: Record<'poor' | 'capped', JsonResponse[]> = { poor: [], capped: [] };
+  const weekly = await accountWithKey(a.url, 1, { limits: { spend_cap_usd: { week: 0.01 } } });
+  const account = await accountWithKey(a.url, 1);
+  const second = await adminClient(a.url).mintKey(account.accountId);
+  await adminClient(a.url).call('PUT', `/accounts/${account.accountId}/limits`, { spend_cap_usd: { week: 0.01 } });
+  const endUser = await accountWithKey(a.url, 1, { limits: { end_user_limits: { spend_cap_usd: { day: 0.01 } } } });
+  const answers: Record<Limited, JsonResponse[]> = { poor: [], capped: [], weekly: [], account: [], endUser: [] };
   const run = async (n: number, delayMs = 0) => {
-    const [p, c] = await Promise.all([burst(poor.raw, n, delayMs), burst(capped.raw, n, delayMs)]);
+    const [p, c, w, acct, eu] = await Promise.all([
+      burst(poor.raw, n, delayMs),
+      burst(capped.raw, n, delayMs),
+      burst(weekly.raw, n, delayMs),
+      burst([account.raw, second.raw], n, delayMs),
+      burst(endUser.raw, n, delayMs, 'end-user-1'),
+    ]);
     answers.poor.push(...p);
     answers.capped.push(...c);
+    answers.weekly.push(...w);
+    answers.account.push(...acct);
+    answers.endUser.push(...eu);
   };
   await run(2);
   if (snapshot) await save();
@@ -80,7 +100,7 @@ async function rewind(snapshot: boolean) {
   await run(20);
   const recoveryMs = Date.now() - killedAt;
   await inFlight;
-  return { poor, capped, answers, recoveryMs };
+  return { poor, capped, weekly, account, endUser, answers, recoveryMs };
 }
 
 describe.each([
@@ -88,16 +108,17 @@ describe.each([
   ['without a snapshot (Redis comes back empty)', false],
 ])('kill -9 of Redis under load, %s', (_label, snapshot) => {
   it('admits exactly what balance and day cap allow and loses no charge', async () => {
-    const { poor, capped, answers, recoveryMs } = await rewind(snapshot);
-    for (const r of [...answers.poor, ...answers.capped]) expect([200, 402, 403, 503], JSON.stringify(r.body)).toContain(r.status);
-    const admittedPoor = answers.poor.filter((r) => r.status === 200).length;
-    const admittedCapped = answers.capped.filter((r) => r.status === 200).length;
+    const { poor, capped, weekly, account, endUser, answers, recoveryMs } = await rewind(snapshot);
+    for (const r of Object.values(answers).flat()) expect([200, 402, 403, 503], JSON.stringify(r.body)).toContain(r.status);
+    const admitted = (name: Limited) => answers[name].filter((r) => r.status === 200).length;
     // 27 asked each; 10 units allowed each, and the run offers more than enough to use them.
-    expect(admittedPoor).toBe(10);
-    expect(admittedCapped).toBe(10);
+    for (const name of Object.keys(answers) as Limited[]) expect(admitted(name), name).toBe(10);
     await expectExactMoney(a.deps, poor.accountId, reportedByTestRoute(answers.poor));
-    await expectExactMoney(a.deps, capped.accountId, reportedByTestRoute(answers.capped), { capNano: usd(0.01) });
-    console.info(`[fault] redis kill -9 ${snapshot ? 'with' : 'without'} snapshot: balance admitted ${admittedPoor}/10, cap admitted ${admittedCapped}/10, recovery ${recoveryMs} ms`);
+    for (const [who, name] of [[capped, 'capped'], [weekly, 'weekly'], [account, 'account'], [endUser, 'endUser']] as const) {
+      await expectExactMoney(a.deps, who.accountId, reportedByTestRoute(answers[name]), { capNano: usd(0.01) });
+    }
+    const figures = (Object.keys(answers) as Limited[]).map((name) => `${name} ${admitted(name)}/10`).join(', ');
+    console.info(`[fault] redis kill -9 ${snapshot ? 'with' : 'without'} snapshot: admitted ${figures}, recovery ${recoveryMs} ms`);
   }, 60_000);
 });
 

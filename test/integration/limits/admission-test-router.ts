@@ -12,6 +12,15 @@ interface TestBody {
   estimate?: string;
   cost?: string;
   delay_ms?: number;
+  /** Tokens reserved against tokens-per-minute limits, and the tokens billed at settlement. */
+  tokens?: number;
+  billed_tokens?: number;
+  end_user?: string;
+}
+
+/** The optional admission fields of a test body. */
+function extras(body: TestBody): { tokens?: number; endUser?: string } {
+  return { ...(body.tokens === undefined ? {} : { tokens: body.tokens }), ...(body.end_user === undefined ? {} : { endUser: body.end_user }) };
 }
 
 function bodyOf(value: unknown): TestBody {
@@ -40,9 +49,10 @@ export function admissionTestRouter(deps: Deps): Router<GatewayState> {
       model: modelOf(deps, body.model),
       estimate: BigInt(body.estimate ?? '0'),
       stream: false,
+      ...extras(body),
     });
     if (body.delay_ms) await new Promise((r) => setTimeout(r, body.delay_ms));
-    const outcome = await ticket.settle(BigInt(body.cost ?? '0'), { prompt: 1 });
+    const outcome = await ticket.settle(BigInt(body.cost ?? '0'), { prompt: body.billed_tokens ?? 1 });
     ctx.body = {
       request_id: ctx.state.requestId,
       held: ticket.held.toString(),
@@ -59,6 +69,7 @@ export function admissionTestRouter(deps: Deps): Router<GatewayState> {
       model: modelOf(deps, body.model),
       estimate: BigInt(body.estimate ?? '0'),
       stream: true,
+      ...extras(body),
     });
     const stream = new PassThrough();
     ctx.res.on('close', () => {

@@ -55,7 +55,7 @@ export async function accountWithKey(
 export function charge(
   url: string,
   raw: string,
-  body: { model?: string; estimate?: bigint; cost?: bigint; delay_ms?: number } = {},
+  body: { model?: string; estimate?: bigint; cost?: bigint; delay_ms?: number; tokens?: number; billed_tokens?: number; end_user?: string } = {},
 ): Promise<JsonResponse> {
   return call(url, 'POST', '/test/charge', {
     token: raw,
@@ -64,6 +64,9 @@ export function charge(
       estimate: (body.estimate ?? 0n).toString(),
       cost: (body.cost ?? 0n).toString(),
       delay_ms: body.delay_ms,
+      tokens: body.tokens,
+      billed_tokens: body.billed_tokens,
+      end_user: body.end_user,
     },
   });
 }

@@ -17,16 +17,19 @@ afterAll(async () => {
 });
 
 describe('Lua scripts registered as commands', () => {
-  it('expands includes: the live script purges an expired hold out of the account and key totals', async () => {
-    const [holds, info, held, kheld, keyLog, acctLog] = ['holds', 'info', 'held', 'kheld', 'klog', 'alog'].map((k) => `{${prefix}}:${k}`) as [string, string, string, string, string, string];
-    await redis.zadd(holds, 1_000, 'req_1');
-    await redis.hset(info, 'req_1', '500:key_1');
-    await redis.set(held, '500');
-    await redis.hset(kheld, 'key_1', '500');
-    const reply = await runScript(redis, 'live', [holds, info, held, kheld, keyLog, acctLog], [2_000, 'key_1', 60_000]);
-    expect(reply).toEqual(['0', 0, 0]);
-    expect(await redis.get(held)).toBe('0');
-    expect(await redis.exists(holds)).toBe(0);
+  it('expands includes: the live script purges an expired hold out of the account, key and end-user totals', async () => {
+    const names = ['holds', 'info', 'held', 'kheld', 'klog', 'alog', 'ulog', 'tpm', 'tpminfo'].map((k) => `{${prefix}}:${k}`);
+    const [holds, info, held, kheld] = names as [string, string, string, string];
+    await redis.zadd(holds, 1_000, 'req_1', 10_000, 'req_2');
+    await redis.hset(info, 'req_1', '500:key_1|eu1', 'req_2', '300:key_1');
+    await redis.set(held, '800');
+    await redis.hset(kheld, 'key_1', '800', 'key_1|eu1', '500');
+    const reply = await runScript(redis, 'live', names, [2_000, 'key_1', 60_000, 'eu1']);
+    // key held, key requests, account requests, account held, end-user held, requests, tokens ×3
+    expect(reply).toEqual(['300', 0, 0, '300', '0', 0, '0', '0', '0']);
+    expect(await redis.get(held)).toBe('300');
+    expect(await redis.hget(kheld, 'key_1|eu1')).toBeNull();
+    expect(await redis.zcard(holds)).toBe(1);
   });
 
   it('still runs after Redis dropped its script cache (SCRIPT FLUSH)', async () => {

@@ -13,7 +13,8 @@ import { accountWithKey, manualClock, startLimitsGateway, usd } from './limits-f
 // charge (ledger commit, then FINISH) is forced with gates, against real Redis and MongoDB.
 
 const clock = manualClock('2031-06-10T10:00:00.000Z');
-const ALL: MirrorName[] = ['balance', 'lifetime', 'day', 'month'];
+type Four = Extract<MirrorName, 'balance' | 'lifetime' | 'day' | 'month'>;
+const ALL: Four[] = ['balance', 'lifetime', 'day', 'month'];
 const COST = usd(0.0125);
 let gw: TestGateway;
 let refresher: LeaseRefresher;
@@ -90,11 +91,11 @@ function ticket(key: Awaited<ReturnType<typeof setup>>['key'], requestId: string
   const model = gw.deps.catalog.get('local/echo');
   if (!model) throw new Error('local/echo missing');
   const ctx = { redis: gw.deps.redis, keys: gw.deps.admission.keyNames, ledger, clock: clock.clock, log: gw.deps.log, refresher, unappliedTtlMs: 1_200_000 };
-  return new RedisAdmissionTicket(ctx, requestId, COST, key, model);
+  return new RedisAdmissionTicket(ctx, { requestId, held: COST, key, model });
 }
 
 /** The four mirrors as Redis holds them (null = missing). */
-async function mirrors(accountId: string, keyId: string): Promise<Record<MirrorName, bigint | null>> {
+async function mirrors(accountId: string, keyId: string): Promise<Record<Four, bigint | null>> {
   const k = gw.deps.admission.keyNames;
   const at = clock.now();
   const names = [k.balance(accountId), k.spendLifetime(accountId, keyId), k.spendDay(accountId, keyId, at), k.spendMonth(accountId, keyId, at)];
@@ -104,7 +105,7 @@ async function mirrors(accountId: string, keyId: string): Promise<Record<MirrorN
 }
 
 /** The same four figures as MongoDB holds them. */
-async function truth(accountId: string, keyId: string): Promise<Record<MirrorName, bigint>> {
+async function truth(accountId: string, keyId: string): Promise<Record<Four, bigint>> {
   const { c } = gw.deps;
   const at = clock.now();
   const period = async (p: string) => (await c.keySpend.findOne({ _id: `${keyId}:${p}` }))?.amount ?? 0n;

@@ -53,7 +53,7 @@ describe('spend caps', () => {
     expect(month.body.error.message).toContain('2031-03-01T00:00:00.000Z');
 
     const info = await call(gw.url, 'GET', '/v1/key', { token: raw });
-    expect(info.body.data.usage).toEqual({ day_usd: 0.003, month_usd: 0.008 });
+    expect(info.body.data.usage).toEqual({ day_usd: 0.003, week_usd: 0.013, month_usd: 0.008 });
     expect(info.body.data.remaining.month_usd).toBe(0);
     expect(info.body.data.remaining.day_usd).toBe(0.002);
     clock.set('2031-03-01T00:00:00.000Z');

@@ -7,6 +7,7 @@ import { AdmissionKeys } from '../../../src/limits/admission-keys.js';
 import type { ScriptName } from '../../../src/limits/lua-commands.js';
 import { scriptDefinitions } from '../../../src/limits/lua-commands.js';
 import { SCRIPT_KEYS } from '../../../src/limits/script-keys.js';
+import { endUserTag } from '../../../src/limits/end-user.js';
 import { assertOneSlot, hashTag, keySlot } from '../../../src/redis/key-slot.js';
 import { newId } from '../../../src/util/ids.js';
 
@@ -42,7 +43,7 @@ describe('admission scripts on a Redis Cluster', () => {
     for (let i = 0; i < 200; i++) {
       const keys = new AdmissionKeys(i % 2 === 0 ? 'fbx' : 'tenant:b');
       keys.generation = i % 3 === 0 ? '0' : `g${i}`;
-      const scope = { accountId: newId('acct'), keyId: newId('key'), requestId: newId('req'), at: new Date(Date.UTC(2026, i % 12, 1 + (i % 28))) };
+      const scope = { accountId: newId('acct'), keyId: newId('key'), requestId: newId('req'), at: new Date(Date.UTC(2026, i % 12, 1 + (i % 28))), endUser: i % 4 === 0 ? undefined : endUserTag(`user ${i}`) };
       for (const [name, d] of definitions) {
         const build = SCRIPT_KEYS[name as ScriptName];
         expect(build, `no key builder for script ${name}`).toBeDefined();

@@ -8,6 +8,8 @@ import type { Collections } from '../../../store/collections.js';
 import type { Clock } from '../../../billing/periods.js';
 import type { KeyAuthenticator } from '../../../keys/key-auth.js';
 import type { AccountService } from '../../../accounts/account-service.js';
+import { END_USER_HEADER } from '../../../requests/end-user-source.js';
+import { endUserInvalid, MAX_END_USER_LENGTH } from '../../../limits/end-user.js';
 
 /** What the account routes of a key use. */
 export interface AccountRouteDeps {
@@ -17,8 +19,8 @@ export interface AccountRouteDeps {
   readonly accounts: AccountService;
 }
 
-/** Reads live usage of a key (in-flight holds, requests this minute) from admission state. */
-export type LiveUsageReader = (key: KeyDoc) => Promise<KeyLiveUsage>;
+/** Reads live usage of a key (in-flight holds, requests and tokens this minute; its account's, an end user's) from admission state. */
+export type LiveUsageReader = (key: KeyDoc, endUser?: string) => Promise<KeyLiveUsage>;
 
 const NO_LIVE_USAGE: LiveUsageReader = async () => ({ heldUsd: 0n, requestsThisMinute: 0 });
 
@@ -31,7 +33,10 @@ export function accountRoutes(
   const auth = authenticate(deps.keyAuth);
   router.get('/key', auth, async (ctx) => {
     const key = requireKey(ctx);
-    const [account, live] = await Promise.all([deps.accounts.get(key.account_id), liveUsage(key)]);
+    // The calling end user, named as on inference (header), or as a query parameter.
+    const named = ctx.get(END_USER_HEADER) || (typeof ctx.query.end_user === 'string' ? ctx.query.end_user : '');
+    if (named.length > MAX_END_USER_LENGTH) throw endUserInvalid('end_user');
+    const [account, live] = await Promise.all([deps.accounts.get(key.account_id), liveUsage(key, named === '' ? undefined : named)]);
     ctx.body = { data: await keyInfo(deps.c, deps.clock, key, account, live) };
   });
   router.get('/credits', auth, async (ctx) => {

@@ -2,6 +2,8 @@ import { Router } from '@koa/router';
 import { toAccountDetailView, toAccountView } from '../../../accounts/account-view.js';
 import { parseUsdAmount } from '../../../billing/money.js';
 import { createKeySchema } from '../../../keys/key-input-schema.js';
+import { sharedLimitsSchema } from '../../../keys/limits-schema.js';
+import { toSharedLimits } from '../../../keys/shared-limits.js';
 import { toKeyView } from '../../../keys/key-view.js';
 import { verifyLedgerChain } from '../../../ledger/chain-verify.js';
 import { listLedger } from '../../../ledger/ledger-query.js';
@@ -26,7 +28,7 @@ function accountId(ctx: GatewayContext): string {
   return String((ctx as GatewayContext & { params: Record<string, string> }).params.account_id);
 }
 
-/** Operator routes on accounts: create, read, credit, ledger (and its chain check), mint keys. */
+/** Operator routes on accounts: create, read, set limits, credit, ledger (and its chain check), mint keys. */
 export function adminAccountRoutes(deps: AdminAccountDeps): Router<GatewayState> {
   const router = new Router<GatewayState>();
 
@@ -49,6 +51,12 @@ export function adminAccountRoutes(deps: AdminAccountDeps): Router<GatewayState>
       ctx.body = { data: { entry: toLedgerView(result.entry), account: toAccountView(result.account) } };
     });
   }
+
+  // Replaces the account's limits across all its keys; `{}` removes them.
+  router.put('/accounts/:account_id/limits', async (ctx) => {
+    const body = validate(sharedLimitsSchema, ctx.request.body ?? {});
+    ctx.body = { data: toAccountDetailView(await deps.accounts.setLimits(accountId(ctx), toSharedLimits(body))) };
+  });
 
   router.get('/accounts/:account_id/ledger', async (ctx) => {
     const query = validate(ledgerQuerySchema, ctx.query);

@@ -32,7 +32,7 @@ export function adminRequestRoutes(deps: AdminRequestDeps): Router<GatewayState>
   router.get('/requests.csv', async (ctx) => {
     const q = validate(recordsCsvSchema, ctx.query);
     attachment(ctx, 'requests.csv');
-    ctx.body = recordsCsv(deps.c, { ...q, accountId: q.account_id, keyId: q.key_id }, onError);
+    ctx.body = recordsCsv(deps.c, { ...q, accountId: q.account_id, keyId: q.key_id, endUser: q.end_user }, onError);
   });
 
   router.get('/ledger.csv', async (ctx) => {
@@ -50,7 +50,7 @@ export function adminRequestRoutes(deps: AdminRequestDeps): Router<GatewayState>
 
   router.get('/requests', async (ctx) => {
     const q = validate(adminRecordListSchema, ctx.query);
-    const page = await listRecords(deps.c.requestRecords, { ...q, accountId: q.account_id, keyId: q.key_id }, q.limit, q.cursor);
+    const page = await listRecords(deps.c.requestRecords, { ...q, accountId: q.account_id, keyId: q.key_id, endUser: q.end_user }, q.limit, q.cursor);
     ctx.body = { data: page.records.map(toRecordView), next_cursor: page.nextCursor };
   });
 

@@ -22,7 +22,7 @@ const instant = (end: boolean) =>
   });
 
 const range = { from: instant(false).optional(), to: instant(true).optional() };
-const filters = { ...range, key_id: publicId('key').optional(), model: z.string().min(1).max(200).optional() };
+const filters = { ...range, key_id: publicId('key').optional(), model: z.string().min(1).max(200).optional(), end_user: z.string().min(1).max(256).optional() };
 const page = { limit: z.coerce.number().int().min(1).max(500).default(50), cursor: z.string().min(1).max(500).optional() };
 
 /** `GET /v1/requests`. */

@@ -49,7 +49,7 @@ export function requestsRoutes(deps: RequestsRouteDeps): Router<GatewayState> {
       throw new GatewayError('permission_denied', 'An inference key lists only its own requests; use a management key for others.', { param: 'key_id' });
     }
     const keyId = key.role === 'management' ? q.key_id : key._id;
-    const page = await listRecords(deps.c.requestRecords, { ...q, accountId: key.account_id, keyId }, q.limit, q.cursor);
+    const page = await listRecords(deps.c.requestRecords, { ...q, accountId: key.account_id, keyId, endUser: q.end_user }, q.limit, q.cursor);
     ctx.body = { data: page.records.map(toRecordView), next_cursor: page.nextCursor };
   });
 

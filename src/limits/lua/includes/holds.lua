@@ -1,12 +1,26 @@
--- Shared by the scripts that touch holds: drops expired holds and takes them out of the
--- account and key totals; num() reads a counter that may be missing.
+-- Shared by the scripts that touch holds: places and drops holds, keeping the account total
+-- and the per-holder totals (kheld: `<keyId>` and, for a request naming an end user,
+-- `<keyId>|<endUser>`) in step; num() reads a counter that may be missing.
+local function holder_fields(holder)
+  local bar = string.find(holder, '|', 1, true)
+  if bar then return {string.sub(holder, 1, bar - 1), holder} end
+  return {holder}
+end
+local function add_hold(holds, info, total, kheld, id, amount, holder, expiry)
+  redis.call('ZADD', holds, expiry, id)
+  redis.call('HSET', info, id, amount .. ':' .. holder)
+  redis.call('INCRBY', total, amount)
+  for _, f in ipairs(holder_fields(holder)) do redis.call('HINCRBY', kheld, f, amount) end
+end
 local function drop_hold(holds, info, total, kheld, id)
   local v = redis.call('HGET', info, id)
   if v then
     local sep = string.find(v, ':', 1, true)
     local amt = tonumber(string.sub(v, 1, sep - 1))
     redis.call('DECRBY', total, amt)
-    redis.call('HINCRBY', kheld, string.sub(v, sep + 1), -amt)
+    for _, f in ipairs(holder_fields(string.sub(v, sep + 1))) do
+      if redis.call('HINCRBY', kheld, f, -amt) <= 0 then redis.call('HDEL', kheld, f) end
+    end
     redis.call('HDEL', info, id)
   end
   redis.call('ZREM', holds, id)
