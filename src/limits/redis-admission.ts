@@ -1,3 +1,4 @@
+import { GatewayError } from '../errors/gateway-error.js';
 import type { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
 import type { AccountCollections } from '../accounts/account-collection.js';
@@ -52,8 +53,12 @@ export interface AdmissionDeps {
 const STREAM_LEASE_MS = 60_000;
 /** Slots of a stream limit that is not set: effectively unlimited, still tracked. */
 const NO_STREAM_LIMIT = 1_000_000_000;
-/** Missing mirrors are rebuilt and the script retried at most this often per request. */
-const MAX_ATTEMPTS = 4;
+/**
+ * Missing mirrors are rebuilt and the script retried at most this often per request. A burst
+ * on one account can see its mirrors rebuilt by other requests between its own tries (a
+ * balance resync, a rewind), so a few tries are not enough; each try is one script run.
+ */
+const MAX_ATTEMPTS = 10;
 
 type Reply = ['ok', string] | ['missing', ...MirrorName[]] | ['cap', CapName, string] | ['balance', string] | ['streams'] | ['rate'] | ['tpm', string, string, string, string];
 
@@ -185,7 +190,8 @@ export class RedisAdmission implements Admission {
           break;
       }
     }
-    throw new Error('admission state kept disappearing while rebuilding it');
+    // Still being rebuilt by others: a retry in a moment is the answer, not a 500.
+    throw new GatewayError('service_unavailable', 'Admission state is being rebuilt; retry shortly', { retryAfterSeconds: 1 });
   }
 
   /** The end user's tag; a key with end-user limits refuses a request that names none. */
