@@ -10,7 +10,7 @@ import { relayPlan } from '../relay/relay-plan.js';
 import { messagesWire } from './messages-wire.js';
 import type { MessagesRequest } from './messages-schema.js';
 import { MessagesStreamTranslator } from './messages-stream.js';
-import { messagesToChat, serverToolTypes, untranslatableParam } from './messages-to-chat.js';
+import { isCustomTool, messagesToChat, serverToolTypes, untranslatableParam } from './messages-to-chat.js';
 import { omittedToolsHeader } from '../omitted-tools.js';
 
 /** A Messages request as it arrived: parsed, and the client's own body to relay unchanged. */
@@ -25,7 +25,7 @@ export interface MessagesInput {
 function refuseForcedServerTool(request: MessagesRequest): void {
   const choice = request.tool_choice;
   if (choice?.type !== 'tool') return;
-  const forced = (request.tools ?? []).find((t) => t.name === choice.name && !('input_schema' in t && t.input_schema !== undefined));
+  const forced = (request.tools ?? []).find((t) => t.name === choice.name && !isCustomTool(t));
   if (forced !== undefined) {
     throw new GatewayError('invalid_request', `tool_choice forces the server tool ${choice.name} (${String(forced.type)}), which only a model served through Anthropic's Messages API can run`, { param: 'tool_choice' });
   }

@@ -1,6 +1,7 @@
 import type { FrontHoldInputs, WebSearchTool } from '../../chat/chat-admit.js';
 import { isRecord } from '../../providers/http/narrow.js';
 import type { MessagesRequest } from './messages-schema.js';
+import { isCustomTool } from './messages-to-chat.js';
 
 /** Document sources the vendor fetches or looks up itself, so their size is unknown here. */
 const REMOTE_SOURCES: ReadonlySet<string> = new Set(['url', 'file']);
@@ -31,7 +32,7 @@ function remoteBlockParam(request: MessagesRequest): string | undefined {
  */
 export function messagesHoldInputs(request: MessagesRequest): FrontHoldInputs {
   const tools = request.tools ?? [];
-  const serverTools = tools.map((tool, i) => ({ tool, i })).filter(({ tool }) => !('input_schema' in tool) || tool.input_schema === undefined);
+  const serverTools = tools.map((tool, i) => ({ tool, i })).filter(({ tool }) => !isCustomTool(tool));
   const webSearchTools: WebSearchTool[] = serverTools
     .filter(({ tool }) => typeof tool.type === 'string' && tool.type.startsWith('web_search'))
     .map(({ tool, i }) => ({ param: `tools.${i}`, maxUses: typeof tool.max_uses === 'number' ? tool.max_uses : undefined }));

@@ -89,14 +89,19 @@ function toolChoice(choice: MessagesRequest['tool_choice']): unknown {
 
 type CustomTool = Extract<NonNullable<MessagesRequest['tools']>[number], { input_schema: unknown }>;
 
+/** True for the client's own tools (with an input schema); any other is a server tool the vendor runs. */
+export function isCustomTool(tool: NonNullable<MessagesRequest['tools']>[number]): tool is CustomTool {
+  return 'input_schema' in tool && tool.input_schema !== undefined;
+}
+
 /** The request's own tools (with an input schema), which map to functions. */
 export function customTools(request: MessagesRequest): CustomTool[] {
-  return (request.tools ?? []).filter((t): t is CustomTool => 'input_schema' in t && t.input_schema !== undefined);
+  return (request.tools ?? []).filter(isCustomTool);
 }
 
 /** The types of the tools the vendor runs itself (web search, code execution, …) that the request offers. */
 export function serverToolTypes(request: MessagesRequest): string[] {
-  return (request.tools ?? []).flatMap((t) => ('input_schema' in t && t.input_schema !== undefined ? [] : [String(t.type)]));
+  return (request.tools ?? []).flatMap((t) => (isCustomTool(t) ? [] : [String(t.type)]));
 }
 
 /** Anthropic's effort levels as the chat request's reasoning effort. */
