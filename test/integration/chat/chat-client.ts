@@ -42,12 +42,15 @@ export function streamedText(result: StreamResult): string {
   return result.events.map((e) => (e.choices?.[0]?.delta?.content as string | undefined) ?? '').join('');
 }
 
-/** Streams a chat call and parses the SSE body; `abortAfter` disconnects after that many events. */
+/**
+ * Streams a chat call and parses the SSE body; `abortAfter` disconnects after that many events,
+ * `onFirstEvent` is called once the first event has arrived (the request was admitted).
+ */
 export async function streamChat(
   url: string,
   raw: string,
   body: Record<string, unknown>,
-  options: { abortAfter?: number } = {},
+  options: { abortAfter?: number; onFirstEvent?: () => void } = {},
 ): Promise<StreamResult> {
   const controller = new AbortController();
   const res = await fetch(`${url}/v1/chat/completions`, {
@@ -76,6 +79,7 @@ export async function streamChat(
         if (data === '[DONE]') done = true;
         else {
           events.push(JSON.parse(data) as Record<string, any>);
+          if (events.length === 1) options.onFirstEvent?.();
           answeredDocuments.push({ method: 'POST', path: '/v1/chat/completions', status: res.status, part: 'chunk', json: events.at(-1) });
         }
         if (options.abortAfter !== undefined && events.length >= options.abortAfter) {

@@ -126,8 +126,16 @@ describe('kill -9 of Redis during streams served by a real web process', () => {
   it('bills every delivered stream once and admits again after the restart', async () => {
     const { accountId, raw } = await accountWithKey(a.url, 1, { limits: { rpm: 10_000 } });
     const body = (i: number) => ({ model: 'local/echo', max_tokens: 100, messages: [{ role: 'user', content: `stream ${i} [[local:chunks=10]] [[local:slow=150]]` }] });
-    const streams = Array.from({ length: 4 }, (_, i) => streamChat(web.url, raw, body(i)));
-    await new Promise((r) => setTimeout(r, 400));
+    // Redis dies only once every stream is admitted and under way, however slow the machine.
+    const started: Array<Promise<unknown>> = [];
+    const streams = Array.from({ length: 4 }, (_, i) => {
+      let onFirstEvent = () => {};
+      const firstEvent = new Promise<void>((resolve) => { onFirstEvent = resolve; });
+      const stream = streamChat(web.url, raw, body(i), { onFirstEvent });
+      started.push(Promise.race([firstEvent, stream]));
+      return stream;
+    });
+    await Promise.all(started);
     await save();
     await redis.stop();
     await redis.start();
