@@ -1,4 +1,4 @@
-import type { ErrorBody } from '../errors/serialize.js';
+import type { ErrorBody } from '../platform/errors/serialize.js';
 import { isRecord } from '../providers/http/narrow.js';
 import type { UsageWire } from '../chat/chat-wire.js';
 

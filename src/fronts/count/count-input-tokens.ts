@@ -1,6 +1,6 @@
 import { chatWorstCase } from '../../chat/chat-worst-case.js';
 import type { ChatServiceDeps } from '../../chat/chat-service-deps.js';
-import type { KeyDoc } from '../../keys/key-types.js';
+import type { KeyDoc } from '../../accounts/keys/key-types.js';
 import { isRecord, type JsonRecord } from '../../providers/http/narrow.js';
 import { doorFront, type DoorHeaders } from '../door-table.js';
 

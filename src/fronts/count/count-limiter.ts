@@ -1,6 +1,6 @@
 import type { Clock } from '../../billing/periods.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import type { Redis } from '../../redis/redis.js';
+import { GatewayError } from '../../platform/errors/gateway-error.js';
+import type { Redis } from '../../platform/redis/redis.js';
 
 const WINDOW_MS = 60_000;
 

@@ -1,6 +1,6 @@
 import type { BilledUsage } from '../../chat/chat-wire.js';
 import { usageWire } from '../../chat/chat-wire.js';
-import type { GatewayError } from '../../errors/gateway-error.js';
+import type { GatewayError } from '../../platform/errors/gateway-error.js';
 import type { ProducedText } from '../../chat/produced-text.js';
 import type { JsonRecord } from '../../providers/http/narrow.js';
 

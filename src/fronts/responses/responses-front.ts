@@ -1,7 +1,7 @@
 import type { AdmittedChat } from '../../chat/chat-admit.js';
 import type { ChatFront, FrontPlan } from '../../chat/chat-front.js';
 import type { ChatServiceDeps } from '../../chat/chat-service-deps.js';
-import { GatewayError } from '../../errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/gateway-error.js';
 import type { JsonRecord } from '../../providers/http/narrow.js';
 import { omittedToolsHeader } from '../omitted-tools.js';
 import { relayPlan } from '../relay/relay-plan.js';

@@ -1,5 +1,5 @@
 import type { UsageWire } from '../../chat/chat-wire.js';
-import type { ErrorBody } from '../../errors/serialize.js';
+import type { ErrorBody } from '../../platform/errors/serialize.js';
 import { isRecord } from '../../providers/http/narrow.js';
 import type { ResponsesRequest } from './responses-schema.js';
 import type { CallName } from './responses-tools.js';

@@ -1,5 +1,5 @@
 import { ProducedText } from '../../chat/produced-text.js';
-import { serializeError } from '../../errors/serialize.js';
+import { serializeError } from '../../platform/errors/serialize.js';
 import { isRecord, type JsonRecord } from '../../providers/http/narrow.js';
 import { usageWithCost, type RelayWire } from '../relay/relay-wire.js';
 

@@ -7,7 +7,7 @@ import { metricsRoutes } from './metrics/metrics-routes.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import type { QueuedServiceDeps } from '../../queue/queued-service-deps.js';
 import { ceilingAdmission } from '../../quote/cost-ceiling.js';
-import { recordingAdmission } from '../../requests/recording-admission.js';
+import { recordingAdmission } from '../../admission/recording-admission.js';
 import { deferredRateLimit, rateLimit } from '../middleware/rate-limit.js';
 import type { GatewayState } from '../state.js';
 import { accountRoutes, type LiveUsageReader } from './account/account-routes.js';

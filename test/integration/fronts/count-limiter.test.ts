@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
 import { CountLimiter } from '../../../src/fronts/count/count-limiter.js';
-import { createRedis, waitReady, type Redis } from '../../../src/redis/redis.js';
+import { createRedis, waitReady, type Redis } from '../../../src/platform/redis/redis.js';
 import { testRedisUrl, uniqueName } from '../../setup/test-context.js';
 
 let redis: Redis;

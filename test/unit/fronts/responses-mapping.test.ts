@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
 import { readChatChunk } from '../../../src/fronts/chat-chunk-reader.js';
 import { completionToResponse, responseIds } from '../../../src/fronts/responses/responses-output.js';
 import { responsesRequestSchema, type ResponsesRequest } from '../../../src/fronts/responses/responses-schema.js';
