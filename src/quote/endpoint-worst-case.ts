@@ -6,7 +6,7 @@ import type { ChatServiceDeps } from '../chat/chat-service-deps.js';
 import type { ChatFront } from '../chat/chat-front.js';
 import { chatWorstCase, holdLinesWire } from '../chat/chat-worst-case.js';
 import { GatewayError } from '../platform/errors/gateway-error.js';
-import { doorFront } from '../fronts/door-table.js';
+import { doorFront } from '../chat/doors/door-table.js';
 import { parseEditRequest, parseGenerateRequest } from '../images/image-schema.js';
 import { imageWorstCase } from '../images/image-service.js';
 import type { KeyDoc } from '../accounts/keys/key-types.js';

@@ -14,7 +14,7 @@ import { accountRoutes, type LiveUsageReader } from './account/account-routes.js
 import { adminRoutes } from './admin/admin-routes.js';
 import { chatRoutes } from './chat/chat-routes.js';
 import { countRoutes } from './count/count-routes.js';
-import { CountLimiter } from '../../fronts/count/count-limiter.js';
+import { CountLimiter } from '../../chat/doors/count/count-limiter.js';
 import { embeddingsRoutes } from './embeddings/embeddings-routes.js';
 import { healthRoutes } from './health/health-routes.js';
 import { imagesRoutes } from './images/images-routes.js';
