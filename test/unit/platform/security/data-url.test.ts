@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDataUrl, type DataUrlOptions } from '../../../../src/ocr/documents/data-url.js';
+import { parseDataUrl, type DataUrlOptions } from '../../../../src/platform/documents/data-url.js';
 import { GatewayError } from '../../../../src/platform/errors/gateway-error.js';
 
 const pdfOptions: DataUrlOptions = { param: 'document.document_url', acceptedTypes: ['application/pdf'], maxBytes: 1024 };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { fetchDocument, type FetchDocumentOptions } from '../../../../src/ocr/documents/fetch-document.js';
+import { fetchDocument, type FetchDocumentOptions } from '../../../../src/platform/documents/fetch-document.js';
 import { GatewayError } from '../../../../src/platform/errors/gateway-error.js';
 import { isPublicAddress } from '../../../../src/platform/security/address-policy.js';
 import type { HostResolver } from '../../../../src/platform/security/ssrf-guard.js';
