@@ -1,6 +1,7 @@
 // @ts-check
 import { api, query } from './api.js';
 import { attempt, card, flash, formValues, h, shortDate, table, usd } from './dom.js';
+import { accountLimitsPanel } from './account-limits.js';
 import { keysPanel } from './keys.js';
 import { fillPanel, requestsView, usageView } from './usage.js';
 
@@ -100,7 +101,8 @@ function creditForm(accountId, kind, after) {
 }
 
 /**
- * One account: figures, credits, keys, usage, recent requests and CSV exports.
+ * One account: figures, credits, keys, account limits, usage, recent requests, CSV exports and
+ * a link to its webhook delivery log.
  * @param {string} accountId
  */
 export function accountScreen(accountId) {
@@ -133,8 +135,10 @@ export function accountScreen(accountId) {
     card(`Account ${accountId}`, figures, h('div', { class: 'credits' }, creditForm(accountId, 'topups', loadFigures), creditForm(accountId, 'grants', loadFigures)),
       h('p', { class: 'exports' }, 'Export CSV: ',
         h('a', { href: `/v1/admin/ledger.csv${query({ account_id: accountId })}`, download: '' }, 'ledger'), ' · ',
-        h('a', { href: `/v1/admin/requests.csv${query({ account_id: accountId })}`, download: '' }, 'requests'))),
+        h('a', { href: `/v1/admin/requests.csv${query({ account_id: accountId })}`, download: '' }, 'requests'), ' · ',
+        h('a', { href: `#webhooks/${id}`, 'data-testid': 'webhooks-link' }, 'webhook deliveries'))),
     card('Keys', keysPanel({ list: `/v1/admin/accounts/${id}/keys`, create: `/v1/admin/accounts/${id}/keys`, key: (k) => `/v1/admin/keys/${encodeURIComponent(k)}` })),
+    card('Account limits', accountLimitsPanel(accountId)),
     card('Usage, last 30 days', h('div', { class: 'row' }, h('button', { type: 'button', class: 'secondary', 'data-testid': 'refresh-usage', onclick: () => void attempt(refreshAll) }, 'Refresh')), usage),
     card('Recent requests', requests),
   );
