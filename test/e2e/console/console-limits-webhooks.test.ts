@@ -108,6 +108,35 @@ describe.skipIf(!hasChromium)('account limits and webhook deliveries in the cons
     await expect.poll(() => textOf('[data-testid=deliveries-table] tbody')).toContain('topup.completed');
   }, 60_000);
 
+  it('narrows the usage charts and the recent requests of an account to one end user', async () => {
+    await admin.topup(accountId, 1);
+    const { raw } = await admin.mintKey(accountId);
+    for (const user of ['ann', 'ann', 'ben']) {
+      const res = await fetch(`${web.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${raw}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'local/echo', user, messages: [{ role: 'user', content: `hi from ${user}` }] }),
+      });
+      expect(res.status).toBe(200);
+    }
+    await page.goto(`${web.url}/console#account/${accountId}`);
+    await page.fill('[data-testid=usage-end-user]', 'ann');
+    // Records are written in batches after the answers: refresh until both of ann's are in.
+    const requestsChart = page.getByTestId('chart-requests');
+    for (let i = 0; i < 20; i++) {
+      await page.click('[data-testid=refresh-usage]');
+      await page.waitForTimeout(500);
+      if ((await requestsChart.getAttribute('data-total', { timeout: 500 }).catch(() => null)) === '2') break;
+    }
+    expect(await requestsChart.getAttribute('data-total')).toBe('2');
+    await expect.poll(() => page.locator('[data-testid=requests-table] tbody tr').count()).toBe(2);
+    expect(await textOf('[data-testid=requests-table] tbody')).not.toContain('ben');
+    await screenshot(page, '12-usage-by-end-user');
+    await page.fill('[data-testid=usage-end-user]', '');
+    await page.click('[data-testid=refresh-usage]');
+    await expect.poll(() => requestsChart.getAttribute('data-total', { timeout: 500 }).catch(() => null)).toBe('3');
+  }, 60_000);
+
   it('says so when an account has no endpoints', async () => {
     const other = await admin.createAccount('No Hooks');
     await page.goto(`${web.url}/console#webhooks/${other}`);
