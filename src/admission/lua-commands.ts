@@ -14,7 +14,7 @@ interface Definition {
 }
 
 /** Found from the package root, so `src` (tsx) and `dist` (compiled) read the same files. */
-const LUA_DIR = join(packageRoot(), 'src', 'limits', 'lua');
+const LUA_DIR = join(packageRoot(), 'src', 'admission', 'lua');
 const INCLUDE = /^--- @include "([\w/-]+)"$/gm;
 
 let definitions: ReadonlyMap<string, Definition> | undefined;

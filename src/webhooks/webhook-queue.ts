@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { WebhookSettings } from '../platform/config/config.js';
 import { queuePrefix, WEBHOOK_QUEUE } from '../queue/queue-names.js';
 import type { Redis } from '../platform/redis/redis.js';
+import { traceCarrier } from '../platform/tracing/tracing.js';
 import type { WebhookJobData } from './webhook-types.js';
 
 /** The retry policy of a delivery: exponential backoff over about a day, then failed. */
@@ -31,11 +32,13 @@ export class WebhookQueue {
 
   /**
    * Enqueues a delivery. The job id makes it idempotent: the same delivery enqueued twice
-   * (two processes seeing one crossing) runs once. A replay passes its own suffix.
+   * (two processes seeing one crossing) runs once. A replay passes its own suffix. The job
+   * carries the trace context it was queued in, so the delivery's span can link back to it.
    */
   async add(data: WebhookJobData, replay?: number): Promise<void> {
     const jobId = replay === undefined ? data.delivery_id : `${data.delivery_id}.r${replay}`;
-    await this.queue.add(data.type, data, { jobId });
+    const trace = data.trace ?? traceCarrier();
+    await this.queue.add(data.type, trace === undefined ? data : { ...data, trace }, { jobId });
   }
 
   /** The BullMQ queue (inspection in tools and tests). */

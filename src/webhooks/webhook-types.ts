@@ -72,4 +72,6 @@ export interface WebhookJobData {
   type: WebhookEventType;
   /** The exact body sent (so every retry sends the same bytes). */
   body: string;
+  /** W3C trace context of what queued it (`traceparent`), when traces are exported. */
+  trace?: Record<string, string>;
 }

@@ -37,15 +37,17 @@ export interface ScopeFigures {
   readonly tpm?: { readonly limit: number; readonly used: number } | undefined;
 }
 
-const WINDOWS: readonly SpendWindow[] = ['lifetime', 'day', 'week', 'month'];
+/** The spend windows in the order rows and rooms list them. */
+export const SPEND_WINDOWS: readonly SpendWindow[] = ['lifetime', 'day', 'week', 'month'];
 const MINUTE_MS = 60_000;
 
 /** The rows of one scope's limits, in a fixed order (spend caps by window, rpm, tpm). */
 export function scopeUsage(f: ScopeFigures, now: Date): LimitUsage[] {
   const rows: LimitUsage[] = [];
-  for (const window of WINDOWS) {
+  for (const window of SPEND_WINDOWS) {
     const cap = f.caps[window];
-    if (cap === undefined) continue;
+    const room = capRoom(f, window);
+    if (cap === undefined || room === undefined) continue;
     const spent = f.spend[window] ?? 0n;
     const reset = resetOf(window, now);
     rows.push({
@@ -54,7 +56,7 @@ export function scopeUsage(f: ScopeFigures, now: Date): LimitUsage[] {
       value: toUsdNumber(cap),
       used: toUsdNumber(spent),
       in_flight_usd: toUsdNumber(f.heldUsd),
-      remaining: toUsdNumber(maxBig(cap - spent - f.heldUsd, 0n)),
+      remaining: toUsdNumber(maxBig(room, 0n)),
       resets_at: reset === undefined ? null : reset.toISOString(),
     });
   }
@@ -64,6 +66,16 @@ export function scopeUsage(f: ScopeFigures, now: Date): LimitUsage[] {
     rows.push({ scope: f.scope, limit: name, value: l.limit, used: l.used, remaining: Math.max(l.limit - l.used, 0), resets_at: l.used > 0 ? minute : now.toISOString() });
   }
   return rows;
+}
+
+/**
+ * What a scope's cap on a window leaves now: the cap less the window's spend and the worst
+ * cases in flight (admission counts those too). Below zero when spend overshot; absent when
+ * the cap is not set.
+ */
+export function capRoom(f: ScopeFigures, window: SpendWindow): bigint | undefined {
+  const cap = f.caps[window];
+  return cap === undefined ? undefined : cap - (f.spend[window] ?? 0n) - f.heldUsd;
 }
 
 /** A minute-limit's figures when the limit is set. */

@@ -3,6 +3,7 @@ import { accountHolderScreen } from './account.js';
 import { api } from './api.js';
 import { attempt, clearFlash, flash, formValues, h } from './dom.js';
 import { accountScreen, accountsScreen, catalogScreen, usageScreen } from './operator.js';
+import { webhooksScreen } from './webhooks.js';
 
 /** @typedef {{ mode: 'operator' } | { mode: 'account', account_id: string, key_id: string, key_name?: string }} Session */
 
@@ -41,9 +42,10 @@ function operatorRoute() {
   const [name, arg] = hash.slice(1).split('/');
   nav.replaceChildren(
     ...[['accounts', 'Accounts'], ['catalog', 'Catalog'], ['usage', 'Usage']].map(([id, label]) =>
-      h('a', { href: `#${id}`, class: name === id || (name === 'account' && id === 'accounts') ? 'active' : '' }, label)),
+      h('a', { href: `#${id}`, class: name === id || ((name === 'account' || name === 'webhooks') && id === 'accounts') ? 'active' : '' }, label)),
   );
   if (name === 'account' && arg) return accountScreen(decodeURIComponent(arg));
+  if (name === 'webhooks' && arg) return webhooksScreen(decodeURIComponent(arg));
   if (name === 'catalog') return catalogScreen();
   if (name === 'usage') return usageScreen();
   return accountsScreen();

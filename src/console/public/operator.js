@@ -1,8 +1,9 @@
 // @ts-check
 import { api, query } from './api.js';
 import { attempt, card, flash, formValues, h, shortDate, table, usd } from './dom.js';
+import { accountLimitsPanel } from './account-limits.js';
 import { keysPanel } from './keys.js';
-import { fillPanel, requestsView, usageView } from './usage.js';
+import { endUserFilter, fillPanel, requestsView, usageView } from './usage.js';
 
 /** @typedef {{ account_id: string, name: string | null, balance_usd: number, free_tier: boolean, created_at: string }} AccountView */
 
@@ -100,7 +101,8 @@ function creditForm(accountId, kind, after) {
 }
 
 /**
- * One account: figures, credits, keys, usage, recent requests and CSV exports.
+ * One account: figures, credits, keys, account limits, usage, recent requests, CSV exports and
+ * a link to its webhook delivery log.
  * @param {string} accountId
  */
 export function accountScreen(accountId) {
@@ -108,6 +110,7 @@ export function accountScreen(accountId) {
   const usage = h('div', {});
   const requests = h('div', {});
   const id = encodeURIComponent(accountId);
+  const endUser = endUserFilter();
 
   async function loadFigures() {
     const a = (await api('GET', `/v1/admin/accounts/${id}`)).data;
@@ -121,8 +124,9 @@ export function accountScreen(accountId) {
   }
   const refreshAll = async () => {
     await loadFigures();
-    void fillPanel(usage, async () => usageView((await api('GET', `/v1/admin/usage${query({ account_id: accountId, from: daysAgo(30) })}`)).data));
-    void fillPanel(requests, async () => requestsView((await api('GET', `/v1/admin/requests${query({ account_id: accountId, limit: 20 })}`)).data));
+    const who = endUser.value.trim();
+    void fillPanel(usage, async () => usageView((await api('GET', `/v1/admin/usage${query({ account_id: accountId, from: daysAgo(30), end_user: who })}`)).data));
+    void fillPanel(requests, async () => requestsView((await api('GET', `/v1/admin/requests${query({ account_id: accountId, limit: 20, end_user: who })}`)).data));
   };
   void attempt(refreshAll);
 
@@ -133,9 +137,11 @@ export function accountScreen(accountId) {
     card(`Account ${accountId}`, figures, h('div', { class: 'credits' }, creditForm(accountId, 'topups', loadFigures), creditForm(accountId, 'grants', loadFigures)),
       h('p', { class: 'exports' }, 'Export CSV: ',
         h('a', { href: `/v1/admin/ledger.csv${query({ account_id: accountId })}`, download: '' }, 'ledger'), ' · ',
-        h('a', { href: `/v1/admin/requests.csv${query({ account_id: accountId })}`, download: '' }, 'requests'))),
+        h('a', { href: `/v1/admin/requests.csv${query({ account_id: accountId })}`, download: '' }, 'requests'), ' · ',
+        h('a', { href: `#webhooks/${id}`, 'data-testid': 'webhooks-link' }, 'webhook deliveries'))),
     card('Keys', keysPanel({ list: `/v1/admin/accounts/${id}/keys`, create: `/v1/admin/accounts/${id}/keys`, key: (k) => `/v1/admin/keys/${encodeURIComponent(k)}` })),
-    card('Usage, last 30 days', h('div', { class: 'row' }, h('button', { type: 'button', class: 'secondary', 'data-testid': 'refresh-usage', onclick: () => void attempt(refreshAll) }, 'Refresh')), usage),
+    card('Account limits', accountLimitsPanel(accountId)),
+    card('Usage, last 30 days', h('div', { class: 'row' }, endUser, h('button', { type: 'button', class: 'secondary', 'data-testid': 'refresh-usage', onclick: () => void attempt(refreshAll) }, 'Refresh')), usage),
     card('Recent requests', requests),
   );
 }

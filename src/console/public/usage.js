@@ -95,8 +95,16 @@ export function usageView(rows) {
 }
 
 /**
+ * The end-user filter of a usage card: the id clients send as `user` (empty: every end user).
+ * Usage and recent requests both narrow to it on the next refresh.
+ */
+export function endUserFilter() {
+  return /** @type {HTMLInputElement} */ (h('input', { name: 'end_user', type: 'search', maxlength: 256, placeholder: 'End user (all)', 'data-testid': 'usage-end-user' }));
+}
+
+/**
  * Recent requests as a table.
- * @param {{ id: string, key_id: string, model: string, endpoint: string, status: number, cost_usd: number, latency_ms: number, created_at: string, usage?: { input_tokens?: number, output_tokens?: number } }[]} records
+ * @param {{ id: string, key_id: string, end_user?: string | null, model: string, endpoint: string, status: number, cost_usd: number, latency_ms: number, created_at: string, usage?: { input_tokens?: number, output_tokens?: number } }[]} records
  */
 export function requestsView(records) {
   return table(
@@ -104,6 +112,7 @@ export function requestsView(records) {
       { title: 'When', cell: (r) => r.created_at.replace('T', ' ').slice(0, 19) },
       { title: 'Request id', cell: (r) => h('code', {}, r.id) },
       { title: 'Key', cell: (r) => h('code', {}, r.key_id) },
+      { title: 'End user', cell: (r) => r.end_user ?? '' },
       { title: 'Model', cell: (r) => r.model },
       { title: 'Status', cell: (r) => r.status, className: 'num' },
       { title: 'Tokens', cell: (r) => `${r.usage?.input_tokens ?? 0} / ${r.usage?.output_tokens ?? 0}`, className: 'num' },

@@ -2,7 +2,8 @@ import type { Middleware } from 'koa';
 import { toUsdNumber } from '../../billing/money.js';
 import { usageOf, type RecordDraft } from '../../ledger/records/record-draft.js';
 import type { DraftLookup } from '../../ledger/records/record-draft.js';
-import { inOpenRemoteSpan, tracingOn, type SpanAttributes } from '../../platform/tracing/tracing.js';
+import { capturingContent, inOpenRemoteSpan, tracingOn, type SpanAttributes } from '../../platform/tracing/tracing.js';
+import { inputContent, outputContent } from '../../platform/tracing/span-content.js';
 import type { GatewayContext, GatewayState } from '../state.js';
 
 /** GenAI operation names of the inference endpoints (OpenTelemetry semantic conventions). */
@@ -46,10 +47,19 @@ function outcome(ctx: GatewayContext, draft: RecordDraft | undefined): SpanAttri
   };
 }
 
+/** Prompt and completion content, only when the operator turned capture on; else nothing. */
+function content(ctx: GatewayContext): SpanAttributes {
+  if (!capturingContent()) return {};
+  // A streamed body is a stream object, not the answer: only JSON answers have output to show.
+  const answer = typeof ctx.body === 'object' && ctx.body !== null && typeof (ctx.body as { pipe?: unknown }).pipe !== 'function' ? ctx.body : undefined;
+  return { ...inputContent(ctx.request.body), ...outputContent(answer) };
+}
+
 /**
  * A server span per inference request, child of the client's `traceparent` when it sends one;
  * it ends when the response has gone out (streams included) with the GenAI attributes of the
- * request's record. Does nothing unless tracing is on.
+ * request's record, and the content only when `OTEL_CAPTURE_CONTENT` is on. Does nothing
+ * unless tracing is on.
  */
 export function traceRequests(drafts: DraftLookup): Middleware<GatewayState> {
   return async function traceRequestsMiddleware(ctx, next) {
@@ -63,7 +73,7 @@ export function traceRequests(drafts: DraftLookup): Middleware<GatewayState> {
         await next();
       } finally {
         const end = (): void => {
-          const attrs = outcome(ctx, draft);
+          const attrs = { ...outcome(ctx, draft), ...content(ctx) };
           span?.set(attrs);
           if (typeof attrs['gen_ai.request.model'] === 'string') span?.rename(`${operation} ${attrs['gen_ai.request.model']}`);
           span?.end();

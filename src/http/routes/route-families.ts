@@ -67,7 +67,7 @@ export const ROUTE_FAMILIES: readonly RouteFamily[] = [
   { name: 'admin', mount: (deps) => adminRoutes(deps) },
   { name: 'webhooks', mount: (deps) => webhookRoutes(deps) },
   { name: 'chat', mount: (deps) => chatRoutes(deps) },
-  { name: 'quote', mount: (deps) => quoteRoutes(deps, deps.liveUsage ?? ((key) => deps.admission.liveUsage(key))) },
+  { name: 'quote', mount: (deps) => quoteRoutes(deps, deps.liveUsage ?? ((key, endUser) => deps.admission.liveUsage(key, endUser))) },
   { name: 'token counts', mount: (deps) => countRoutes({ ...deps, countLimiter: new CountLimiter(deps.redis, deps.config.redisPrefix, deps.config.countTokensRpm, deps.clock) }) },
   { name: 'responses', mount: (deps) => responsesRoutes(deps) },
   { name: 'messages', mount: (deps) => messagesRoutes(deps) },

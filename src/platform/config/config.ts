@@ -71,6 +71,7 @@ const schema = z
     OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
     OTEL_SERVICE_NAME: z.string().min(1).max(100).default('farebox'),
     OTEL_BSP_SCHEDULE_DELAY: int(5_000, 1),
+    OTEL_CAPTURE_CONTENT: flag,
     WEBHOOK_ALLOW_LOOPBACK: flag,
     WEBHOOK_MAX_ATTEMPTS: int(14, 1),
     WEBHOOK_RETRY_BASE_MS: int(10_000, 1),
@@ -164,12 +165,15 @@ export interface RoutePolicy {
 
 /**
  * Trace export over OTLP/HTTP: to `endpoint` (`OTEL_EXPORTER_OTLP_ENDPOINT`, the base URL;
- * absent: no tracing at all), as `serviceName`, in batches every `scheduleDelayMs`.
+ * absent: no tracing at all), as `serviceName`, in batches every `scheduleDelayMs`. Prompt and
+ * completion content go into spans only with `captureContent` (`OTEL_CAPTURE_CONTENT`, off by
+ * default): traces often land where the data's owners never agreed to send it.
  */
 export interface TracingSettings {
   readonly endpoint: string | undefined;
   readonly serviceName: string;
   readonly scheduleDelayMs: number;
+  readonly captureContent: boolean;
 }
 
 /**
@@ -253,7 +257,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     requestRecordRetentionDays: e.REQUEST_RECORD_RETENTION_DAYS,
     ledgerMaxConcurrentCommits: e.LEDGER_MAX_CONCURRENT_COMMITS,
     receipts: { signingKey: e.RECEIPT_SIGNING_KEY, keyId: e.RECEIPT_KEY_ID, retiredKeys: e.RECEIPT_RETIRED_KEYS },
-    tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME, scheduleDelayMs: e.OTEL_BSP_SCHEDULE_DELAY },
+    tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME, scheduleDelayMs: e.OTEL_BSP_SCHEDULE_DELAY, captureContent: e.OTEL_CAPTURE_CONTENT },
     webhooks: {
       allowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,
       maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,

@@ -29,8 +29,22 @@ export interface TracingBackend {
     fn: (span: SpanHandle) => Promise<T>,
     endManually?: boolean,
   ): Promise<T>;
+  /**
+   * Runs `fn` in a new trace's root span that links to the span named by W3C headers (a job
+   * that runs apart from what queued it: a webhook delivery may retry for a day, and should not
+   * stretch the request's trace over that day). Without a valid context, no link.
+   */
+  inLinkedSpan<T>(
+    name: string,
+    role: SpanRole,
+    carrier: Readonly<Record<string, string | string[] | undefined>>,
+    attributes: SpanAttributes,
+    fn: (span: SpanHandle) => Promise<T>,
+  ): Promise<T>;
   /** The active context as W3C headers (`traceparent`, `tracestate`). */
   carrier(): Record<string, string>;
+  /** Whether prompt and completion content may go into spans (`OTEL_CAPTURE_CONTENT`). */
+  readonly captureContent: boolean;
   shutdown(): Promise<void>;
 }
 
@@ -63,6 +77,25 @@ export function inRemoteSpan<T>(
   role: SpanRole = 'server',
 ): Promise<T> {
   return backend === undefined ? fn() : backend.inRemoteSpan(name, role, carrier ?? {}, attributes, fn);
+}
+
+/** Runs `fn` in a root span linked to the span named by W3C headers; without tracing, just `fn`. */
+export function inLinkedSpan<T>(
+  name: string,
+  carrier: Readonly<Record<string, string | string[] | undefined>> | undefined,
+  attributes: SpanAttributes,
+  fn: (span?: SpanHandle) => Promise<T>,
+  role: SpanRole = 'consumer',
+): Promise<T> {
+  return backend === undefined ? fn() : backend.inLinkedSpan(name, role, carrier ?? {}, attributes, fn);
+}
+
+/**
+ * True only when traces are exported and the operator turned content capture on: the one
+ * question every place that could put prompt or completion text into a span asks first.
+ */
+export function capturingContent(): boolean {
+  return backend?.captureContent === true;
 }
 
 /** Like {@link inRemoteSpan}, but the span ends when the caller ends it, not when `fn` settles. */

@@ -3,9 +3,10 @@ import { ledgerCsv, recordsCsv } from '../../../ledger/records/csv-export.js';
 import { findRecord, listRecords } from '../../../ledger/records/record-query.js';
 import { toRecordView } from '../../../ledger/records/record-view.js';
 import { usageByDay } from '../../../ledger/records/usage-query.js';
+import { usageOfEndUser } from '../../../ledger/records/end-user-usage.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
 import { validate } from '../../../platform/validation/validate.js';
-import { adminRecordListSchema, adminUsageSchema, isRequestId, recordsCsvSchema, usageRange } from '../requests/request-schemas.js';
+import { adminRecordListSchema, adminUsageSchema, isRequestId, ledgerCsvSchema, recordsCsvSchema, usageRange } from '../requests/request-schemas.js';
 import { RECORD_NOT_FOUND, requestIdParam } from '../requests/requests-routes.js';
 import type { Collections } from '../../../platform/store/collections.js';
 import type { Clock } from '../../../billing/periods.js';
@@ -36,7 +37,7 @@ export function adminRequestRoutes(deps: AdminRequestDeps): Router<GatewayState>
   });
 
   router.get('/ledger.csv', async (ctx) => {
-    const q = validate(adminUsageSchema, ctx.query);
+    const q = validate(ledgerCsvSchema, ctx.query);
     attachment(ctx, 'ledger.csv');
     ctx.body = ledgerCsv(deps.c, q, q.account_id, onError);
   });
@@ -56,7 +57,8 @@ export function adminRequestRoutes(deps: AdminRequestDeps): Router<GatewayState>
 
   router.get('/usage', async (ctx) => {
     const q = validate(adminUsageSchema, ctx.query);
-    ctx.body = { data: await usageByDay(deps.c, usageRange(q, deps.clock()), q.account_id) };
+    const range = usageRange(q, deps.clock());
+    ctx.body = { data: q.end_user === undefined ? await usageByDay(deps.c, range, q.account_id) : await usageOfEndUser(deps.c, range, q.end_user, q.account_id) };
   });
 
   return router;

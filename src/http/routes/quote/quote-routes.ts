@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { KeyDoc } from '../../../accounts/keys/key-types.js';
 import { endpointWorstCase, QUOTE_ENDPOINTS, type QuoteDeps } from '../../../quote/endpoint-worst-case.js';
 import { holdQuote } from '../../../quote/hold-quote.js';
-import { checkRooms, type Rooms } from '../../../quote/quote-checks.js';
+import { capCheckName, checkRooms, type Rooms } from '../../../quote/quote-checks.js';
 import type { AccountService } from '../../../accounts/account-service.js';
 import type { KeyCollections } from '../../../accounts/keys/key-collections.js';
 import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
@@ -11,7 +11,9 @@ import { authenticate } from '../../middleware/authenticate.js';
 import { ceilingFrom } from '../../middleware/cost-ceiling.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';
 import { validate } from '../../../platform/validation/validate.js';
-import { periodSpend } from '../../../accounts/keys/key-info.js';
+import { capRooms, keyLimitFigures } from '../../../accounts/keys/limit-room.js';
+import { END_USER_HEADER, endUserOf } from '../../../ledger/records/end-user-source.js';
+import { endUserInvalid, MAX_END_USER_LENGTH } from '../../../admission/end-user.js';
 import type { LiveUsageReader } from '../account/account-routes.js';
 import type { Middleware } from 'koa';
 
@@ -28,26 +30,29 @@ const quoteSchema = z.strictObject({
   body: z.record(z.string(), z.unknown()),
 });
 
-/** The room each limit leaves now: balance (less this key's holds), spend caps, ceilings. */
-async function roomsOf(deps: QuoteRouteDeps, key: KeyDoc, live: LiveUsageReader, ownCeiling: bigint | undefined): Promise<Rooms> {
-  const [account, usage, spend, fresh] = await Promise.all([
-    deps.accounts.get(key.account_id),
-    live(key),
-    periodSpend(deps.c, key._id, deps.clock()),
-    deps.c.keys.findOne({ _id: key._id }, { projection: { spend: 1 } }),
-  ]);
-  const held = usage.heldUsd;
-  const caps = key.limits.spend_cap ?? {};
-  const lifetime = fresh?.spend ?? key.spend;
+/**
+ * The room each limit leaves now: balance (less this key's holds), the spend caps of the key,
+ * its account and the named end user (the same figures `GET /v1/key` shows), and the ceilings.
+ */
+async function roomsOf(deps: QuoteRouteDeps, key: KeyDoc, live: LiveUsageReader, endUser: string | undefined, ownCeiling: bigint | undefined): Promise<Rooms> {
+  const [account, usage] = await Promise.all([deps.accounts.get(key.account_id), live(key, endUser)]);
+  const figures = await keyLimitFigures(deps.c, deps.clock(), key, usage);
+  const caps = Object.fromEntries(capRooms(figures).map((r) => [capCheckName(r.scope, r.window), r.room]));
   return {
-    balance: account.balance - held,
-    spend_cap_lifetime: caps.lifetime === undefined ? undefined : caps.lifetime - lifetime - held,
-    spend_cap_day: caps.day === undefined ? undefined : caps.day - spend.day - held,
-    spend_cap_week: caps.week === undefined ? undefined : caps.week - spend.week - held,
-    spend_cap_month: caps.month === undefined ? undefined : caps.month - spend.month - held,
+    balance: account.balance - usage.heldUsd,
+    ...caps,
     max_cost_per_request: key.limits.max_cost_per_request,
     max_cost: ownCeiling,
   };
+}
+
+/** The end user a quoted body names (as its request would: header, then `user` or `metadata.user_id`). */
+function quotedEndUser(endpoint: string, header: string, body: Record<string, unknown>): string | undefined {
+  const named = endUserOf(endpoint, header || undefined, body);
+  if (named.id !== undefined && (named.id.length === 0 || named.id.length > MAX_END_USER_LENGTH)) {
+    throw endUserInvalid(named.param === END_USER_HEADER ? named.param : `body.${named.param}`);
+  }
+  return named.id;
 }
 
 /**
@@ -61,18 +66,22 @@ export function quoteRoutes(deps: QuoteRouteDeps, live: LiveUsageReader): Router
   router.post('/quote', authenticate(deps.keyAuth, ['inference']), deps.rateLimit, async (ctx: GatewayContext) => {
     const input = validate(quoteSchema, ctx.request.body);
     const key = requireKey(ctx);
+    const endpoint = `/v1/${input.endpoint}`;
+    const endUser = quotedEndUser(endpoint, ctx.get(END_USER_HEADER), input.body);
     // The inner body's max_cost (or X-Max-Cost) is the request's ceiling, as on inference.
     const ceiling = ceilingFrom(input.body, ctx.get('x-max-cost') || undefined);
     const worst = await endpointWorstCase(deps, key, input.endpoint, input.body);
-    const rooms = await roomsOf(deps, key, live, ceiling);
+    const rooms = await roomsOf(deps, key, live, endUser, ceiling);
     // A free model needs no balance (admission lets a zero hold through on any balance).
-    const { checks, fits, tightest } = checkRooms(worst.estimate, worst.estimate === 0n ? { ...rooms, balance: undefined } : rooms);
+    const { checks, fits, tightest, tightestLimit } = checkRooms(worst.estimate, worst.estimate === 0n ? { ...rooms, balance: undefined } : rooms);
     ctx.body = {
       data: {
-        endpoint: `/v1/${input.endpoint}`,
+        endpoint,
         ...holdQuote(worst.model, worst.estimate, worst.units, worst.lines),
+        end_user: endUser ?? null,
         fits,
         checks,
+        tightest: tightestLimit ?? null,
         largest_fit: fits || tightest === undefined ? null : worst.largest(tightest),
       },
     };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_END_USER_LENGTH } from '../../../admission/end-user.js';
 
 const DAY_MS = 86_400_000;
 /** Range of a usage query without `from`: the 30 days before `to`. */
@@ -22,7 +23,9 @@ const instant = (end: boolean) =>
   });
 
 const range = { from: instant(false).optional(), to: instant(true).optional() };
-const filters = { ...range, key_id: publicId('key').optional(), model: z.string().min(1).max(200).optional(), end_user: z.string().min(1).max(256).optional() };
+/** An end user as clients name it (`user`): 1 to 256 characters, as admission accepts. */
+const endUser = z.string().min(1).max(MAX_END_USER_LENGTH).optional();
+const filters = { ...range, key_id: publicId('key').optional(), model: z.string().min(1).max(200).optional(), end_user: endUser };
 const page = { limit: z.coerce.number().int().min(1).max(500).default(50), cursor: z.string().min(1).max(500).optional() };
 
 /** `GET /v1/requests`. */
@@ -30,9 +33,11 @@ export const recordListSchema = z.object({ ...filters, ...page });
 /** `GET /v1/admin/requests`. */
 export const adminRecordListSchema = z.object({ ...filters, ...page, account_id: publicId('acct').optional() });
 /** `GET /v1/usage`. */
-export const usageSchema = z.object(range);
-/** `GET /v1/admin/usage` and `GET /v1/admin/ledger.csv`. */
-export const adminUsageSchema = z.object({ ...range, account_id: publicId('acct').optional() });
+export const usageSchema = z.object({ ...range, end_user: endUser });
+/** `GET /v1/admin/usage`. */
+export const adminUsageSchema = z.object({ ...range, account_id: publicId('acct').optional(), end_user: endUser });
+/** `GET /v1/admin/ledger.csv` (ledger entries do not name end users). */
+export const ledgerCsvSchema = z.object({ ...range, account_id: publicId('acct').optional() });
 /** `GET /v1/admin/requests.csv`. */
 export const recordsCsvSchema = z.object({ ...filters, account_id: publicId('acct').optional() });
 

@@ -3,6 +3,7 @@ import { GatewayError } from '../../../platform/errors/gateway-error.js';
 import { findRecord, listRecords } from '../../../ledger/records/record-query.js';
 import { toRecordView } from '../../../ledger/records/record-view.js';
 import { usageByDay } from '../../../ledger/records/usage-query.js';
+import { usageOfEndUser } from '../../../ledger/records/end-user-usage.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';
 import { validate } from '../../../platform/validation/validate.js';
@@ -29,7 +30,7 @@ export const RECORD_NOT_FOUND = (id: string) => new GatewayError('not_found', `N
 /**
  * The account's view of its request records and usage: lookup by id (any key of the account),
  * lists (a management key sees the whole account, an inference key only its own requests)
- * and usage per day and model (management keys).
+ * and usage per day and model (management keys), of the whole account or one end user.
  */
 export function requestsRoutes(deps: RequestsRouteDeps): Router<GatewayState> {
   const router = new Router<GatewayState>({ prefix: '/v1' });
@@ -55,7 +56,9 @@ export function requestsRoutes(deps: RequestsRouteDeps): Router<GatewayState> {
 
   router.get('/usage', authenticate(deps.keyAuth, ['management']), async (ctx) => {
     const q = validate(usageSchema, ctx.query);
-    ctx.body = { data: await usageByDay(deps.c, usageRange(q, deps.clock()), requireKey(ctx).account_id) };
+    const range = usageRange(q, deps.clock());
+    const accountId = requireKey(ctx).account_id;
+    ctx.body = { data: q.end_user === undefined ? await usageByDay(deps.c, range, accountId) : await usageOfEndUser(deps.c, range, q.end_user, accountId) };
   });
 
   return router;

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { startTracing } from '../../../../src/platform/tracing/start-tracing.js';
-import { inSpan, traceCarrier, tracingOn, withTraceHeaders } from '../../../../src/platform/tracing/tracing.js';
+import { capturingContent, inLinkedSpan, inSpan, traceCarrier, tracingOn, withTraceHeaders } from '../../../../src/platform/tracing/tracing.js';
 
 describe('tracing without an OTLP endpoint', () => {
   it('stays off: hooks pass straight through and add nothing to upstream headers or jobs', async () => {
-    expect(await startTracing({ endpoint: undefined, serviceName: 'farebox', scheduleDelayMs: 5_000 }, 'web')).toBe(false);
+    expect(await startTracing({ endpoint: undefined, serviceName: 'farebox', scheduleDelayMs: 5_000, captureContent: true }, 'web')).toBe(false);
     expect(tracingOn()).toBe(false);
+    // Content capture asked for, but nothing is exported: nothing to capture into.
+    expect(capturingContent()).toBe(false);
+    await expect(inLinkedSpan('deliver webhooks', { traceparent: '00-x' }, {}, async (span) => span)).resolves.toBeUndefined();
     const headers = { authorization: 'Bearer x' };
     expect(withTraceHeaders(headers)).toBe(headers);
     expect(traceCarrier()).toBeUndefined();
