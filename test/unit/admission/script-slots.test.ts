@@ -11,7 +11,7 @@ import { endUserTag } from '../../../src/admission/end-user.js';
 import { assertOneSlot, hashTag, keySlot } from '../../../src/platform/redis/key-slot.js';
 import { newId } from '../../../src/platform/util/ids.js';
 
-const LUA_DIR = join(packageRoot(), 'src', 'limits', 'lua');
+const LUA_DIR = join(packageRoot(), 'src', 'admission', 'lua');
 
 /**
  * Key arguments of `redis.call` that a script built itself: the first argument after the
