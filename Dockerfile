@@ -31,7 +31,7 @@ COPY src/catalog/seed-models.json ./src/catalog/seed-models.json
 # The console's page, scripts and styles, served as they are.
 COPY src/console/public ./src/console/public
 # Admission's Lua scripts, registered on the Redis clients at run time.
-COPY src/limits/lua ./src/limits/lua
+COPY src/admission/lua ./src/admission/lua
 # A system user of our own, so the image does not depend on the base having one.
 RUN groupadd --system farebox \
  && useradd --system --gid farebox --home-dir /app --shell /usr/sbin/nologin farebox \

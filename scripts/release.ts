@@ -1,6 +1,6 @@
-import { connectWritable } from '../src/db/writable-primary.js';
-import { prepareDatabase } from '../src/store/prepare-database.js';
-import { boot } from '../src/runtime/boot.js';
+import { connectWritable } from '../src/platform/db/writable-primary.js';
+import { prepareDatabase } from '../src/platform/store/prepare-database.js';
+import { boot } from '../src/platform/runtime/boot.js';
 
 /** The release step (Procfile `release`): collections, indexes and the seed catalog. */
 export async function release(): Promise<void> {

@@ -1,12 +1,12 @@
 import { closeUpstreamAgents } from '../src/providers/http/upstream-client.js';
 import { buildProviderRegistry } from '../src/providers/provider-factories.js';
-import { boot } from '../src/runtime/boot.js';
-import { startTracing } from '../src/tracing/start-tracing.js';
-import { stopTracing } from '../src/tracing/tracing.js';
-import { onShutdown } from '../src/runtime/shutdown.js';
-import { STORE_CLOSE_RESERVE_MS } from '../src/runtime/store-steps.js';
+import { boot } from '../src/platform/runtime/boot.js';
+import { startTracing } from '../src/platform/tracing/start-tracing.js';
+import { stopTracing } from '../src/platform/tracing/tracing.js';
+import { onShutdown } from '../src/platform/runtime/shutdown.js';
+import { STORE_CLOSE_RESERVE_MS } from '../src/platform/runtime/store-steps.js';
 import { startWorkers } from './start-workers.js';
-import { openMongo } from '../src/db/mongo.js';
+import { openMongo } from '../src/platform/db/mongo.js';
 import { startWebhookWorker } from './start-webhook-worker.js';
 
 // Image and OCR jobs need only the configuration, the provider adapters and Redis: jobs carry

@@ -1,10 +1,10 @@
 import { hostname } from 'node:os';
 import { Worker } from 'bullmq';
 import type { Logger } from 'pino';
-import type { Config } from '../src/config/config.js';
-import type { Mongo } from '../src/db/mongo.js';
+import type { Config } from '../src/platform/config/config.js';
+import type { Mongo } from '../src/platform/db/mongo.js';
 import { systemClock } from '../src/billing/periods.js';
-import { keyCollections } from '../src/keys/key-collections.js';
+import { keyCollections } from '../src/accounts/keys/key-collections.js';
 import { accountCollections } from '../src/accounts/account-collection.js';
 import { closeConnection, workerConnection } from '../src/queue/queue-connections.js';
 import { queuePrefix, WEBHOOK_QUEUE } from '../src/queue/queue-names.js';

@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import { Worker } from 'bullmq';
 import type { Logger } from 'pino';
-import type { Config } from '../src/config/config.js';
-import type { Redis } from '../src/redis/redis.js';
+import type { Config } from '../src/platform/config/config.js';
+import type { Redis } from '../src/platform/redis/redis.js';
 import type { ProviderRegistry } from '../src/providers/registry.js';
 import { PayloadStore } from '../src/queue/payload-store.js';
 import { closeConnection, workerConnection } from '../src/queue/queue-connections.js';

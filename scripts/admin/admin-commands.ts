@@ -2,12 +2,12 @@ import { toAccountDetailView, toAccountView } from '../../src/accounts/account-v
 import { parseUsdAmount } from '../../src/billing/money.js';
 import { modelInputSchema } from '../../src/catalog/model-schema.js';
 import type { Deps } from '../../src/deps.js';
-import { GatewayError } from '../../src/errors/gateway-error.js';
-import { validate } from '../../src/validation/validate.js';
-import { createKeySchema, patchKeySchema } from '../../src/keys/key-input-schema.js';
-import { sharedLimitsSchema } from '../../src/keys/limits-schema.js';
-import { toSharedLimits } from '../../src/keys/shared-limits.js';
-import { toKeyView } from '../../src/keys/key-view.js';
+import { GatewayError } from '../../src/platform/errors/gateway-error.js';
+import { validate } from '../../src/platform/validation/validate.js';
+import { createKeySchema, patchKeySchema } from '../../src/accounts/keys/key-input-schema.js';
+import { sharedLimitsSchema } from '../../src/accounts/keys/limits-schema.js';
+import { toSharedLimits } from '../../src/accounts/keys/shared-limits.js';
+import { toKeyView } from '../../src/accounts/keys/key-view.js';
 import { verifyAllLedgerChains, verifyLedgerChain } from '../../src/ledger/chain-verify.js';
 import { listLedger } from '../../src/ledger/ledger-query.js';
 import { toLedgerView } from '../../src/ledger/ledger-view.js';

@@ -1,6 +1,6 @@
 import { Agent, request } from 'node:http';
-import { loadConfig } from '../../src/config/config.js';
-import { createLogger } from '../../src/log/logger.js';
+import { loadConfig } from '../../src/platform/config/config.js';
+import { createLogger } from '../../src/platform/log/logger.js';
 import { createLocalImages } from '../../src/providers/local/local-images.js';
 import { JobQueue } from '../../src/queue/job-queue.js';
 import type { ImageGenerateJob } from '../../src/queue/job-types.js';

@@ -1,7 +1,7 @@
 import { AccountService } from '../../src/accounts/account-service.js';
-import { collections } from '../../src/store/collections.js';
-import { connectWritable } from '../../src/db/writable-primary.js';
-import { KeyService } from '../../src/keys/key-service.js';
+import { collections } from '../../src/platform/store/collections.js';
+import { connectWritable } from '../../src/platform/db/writable-primary.js';
+import { KeyService } from '../../src/accounts/keys/key-service.js';
 import { LedgerCredits } from '../../src/ledger/ledger-credits.js';
 import { aliasAgentModels } from './agent-aliases.js';
 

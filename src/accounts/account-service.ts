@@ -1,6 +1,6 @@
-import { GatewayError } from '../errors/gateway-error.js';
-import { newId } from '../util/ids.js';
-import type { SharedLimits } from '../keys/key-types.js';
+import { GatewayError } from '../platform/errors/gateway-error.js';
+import { newId } from '../platform/util/ids.js';
+import type { SharedLimits } from './keys/key-types.js';
 import type { AccountDoc } from './account-types.js';
 import type { AccountCollections } from './account-collection.js';
 

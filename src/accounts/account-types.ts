@@ -1,4 +1,4 @@
-import type { SharedLimits } from '../keys/key-types.js';
+import type { SharedLimits } from './keys/key-types.js';
 
 /** The last link of an account's ledger hash chain, kept on the account document. */
 export interface ChainHead {

@@ -1,5 +1,5 @@
 import { toUsdNumber } from '../billing/money.js';
-import { sharedLimitsView } from '../keys/shared-limits.js';
+import { sharedLimitsView } from './keys/shared-limits.js';
 import type { AccountDoc } from './account-types.js';
 
 /** The operator's view of an account. */

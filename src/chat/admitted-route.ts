@@ -1,6 +1,6 @@
 import { unitPrice } from '../billing/pricing.js';
 import type { CatalogModel, CatalogRoute } from '../catalog/model-types.js';
-import { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../platform/errors/gateway-error.js';
 import type { ChatCapability, ChatRequestBody } from '../providers/chat/chat-types.js';
 import { estimateChatCostAsync, requestedOutputLimit, type ChatEstimate } from './chat-estimate.js';
 import { promptTokenCount, type HoldInputs } from './prompt-bound.js';

@@ -1,7 +1,7 @@
 import type { CatalogModel } from '../catalog/model-types.js';
-import type { KeyDoc } from '../keys/key-types.js';
-import type { AdmissionTicket } from '../limits/admission-types.js';
-import type { DeferredRate } from '../limits/deferred-rate.js';
+import type { KeyDoc } from '../accounts/keys/key-types.js';
+import type { AdmissionTicket } from '../admission/admission-types.js';
+import type { DeferredRate } from '../admission/deferred-rate.js';
 import type { ChatCapability, ChatRequestBody } from '../providers/chat/chat-types.js';
 import type { AdmittedRoute, FrontHoldInputs } from './admitted-route.js';
 import type { ChatEstimate } from './chat-estimate.js';

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../billing/periods.js';
 import type { CatalogCache } from '../catalog/catalog-cache.js';
-import type { Admission } from '../limits/admission-types.js';
-import type { Metrics } from '../metrics/metrics.js';
+import type { Admission } from '../admission/admission-types.js';
+import type { Metrics } from '../platform/metrics/metrics.js';
 import type { ProviderRegistry } from '../providers/registry.js';
-import type { DraftLookup } from '../requests/recording-admission.js';
+import type { DraftLookup } from '../ledger/records/record-draft.js';
 import type { GraceReads } from './grace-reads.js';
 import type { RouteHealth } from './route-health.js';
 import type { UpstreamTiming } from './upstream-signal.js';

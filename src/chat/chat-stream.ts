@@ -1,5 +1,5 @@
-import { classifyError } from '../errors/classify-error.js';
-import { toGatewayError, type GatewayError } from '../errors/gateway-error.js';
+import { classifyError } from '../platform/errors/classify-error.js';
+import { toGatewayError, type GatewayError } from '../platform/errors/gateway-error.js';
 import type { ChatStreamEvent, TokenUsage } from '../providers/chat/chat-types.js';
 import { readReasoning, streamEventWithoutReasoning } from '../providers/chat/reasoning-options.js';
 import type { AdmittedChat } from './chat-admit.js';

@@ -1,5 +1,5 @@
-import type { KeyDoc } from '../keys/key-types.js';
-import type { DeferredRate } from '../limits/deferred-rate.js';
+import type { KeyDoc } from '../accounts/keys/key-types.js';
+import type { DeferredRate } from '../admission/deferred-rate.js';
 import { admitChat, type AdmittedChat } from './chat-admit.js';
 import { completeChat } from './chat-complete.js';
 import type { ChatFront, FrontPlan } from './chat-front.js';

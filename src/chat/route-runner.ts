@@ -1,9 +1,9 @@
-import { inSpan } from '../tracing/tracing.js';
+import { inSpan } from '../platform/tracing/tracing.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { GatewayError } from '../errors/gateway-error.js';
-import type { AdmissionTicket } from '../limits/admission-types.js';
+import type { GatewayError } from '../platform/errors/gateway-error.js';
+import type { AdmissionTicket } from '../admission/admission-types.js';
 import { KeyTrail, withKeyTrail } from '../providers/http/key-trail.js';
-import type { AttemptRecord } from '../requests/request-record-types.js';
+import type { AttemptRecord } from '../ledger/records/request-record-types.js';
 import { BeforeFirstByteError } from './before-first-byte.js';
 import type { AdmittedChat, AdmittedRoute } from './chat-admit.js';
 import type { ChatServiceDeps } from './chat-service-deps.js';

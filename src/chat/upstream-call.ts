@@ -1,4 +1,4 @@
-import { toGatewayError } from '../errors/gateway-error.js';
+import { toGatewayError } from '../platform/errors/gateway-error.js';
 import type { AdmittedChat } from './chat-admit.js';
 import { BeforeFirstByteError } from './before-first-byte.js';
 import type { ChatServiceDeps } from './chat-service-deps.js';

@@ -1,4 +1,4 @@
-import { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../platform/errors/gateway-error.js';
 import type { GraceReads } from './grace-reads.js';
 
 /** Time bounds of one request's upstream call. */

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { GatewayError } from '../errors/gateway-error.js';
-import type { KeyAuthenticator } from '../keys/key-auth.js';
-import { isWellFormedKey } from '../keys/key-secret.js';
+import { GatewayError } from '../platform/errors/gateway-error.js';
+import type { KeyAuthenticator } from '../accounts/keys/key-auth.js';
+import { isWellFormedKey } from '../accounts/keys/key-secret.js';
 import { operatorTokenHash, type SessionRecord } from './session-store.js';
 
 function digest(value: string): Buffer {

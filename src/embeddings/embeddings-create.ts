@@ -1,6 +1,6 @@
 import { costOf } from '../billing/pricing.js';
 import { toUsdNumber } from '../billing/money.js';
-import { toGatewayError } from '../errors/gateway-error.js';
+import { toGatewayError } from '../platform/errors/gateway-error.js';
 import type { EmbeddingsResult } from '../providers/embeddings/embeddings-types.js';
 import type { AdmittedEmbeddings } from './embeddings-admit.js';
 import type { EmbeddingsServiceDeps } from './embeddings-deps.js';

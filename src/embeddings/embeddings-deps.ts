@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { CatalogCache } from '../catalog/catalog-cache.js';
-import type { Admission } from '../limits/admission-types.js';
-import type { Metrics } from '../metrics/metrics.js';
+import type { Admission } from '../admission/admission-types.js';
+import type { Metrics } from '../platform/metrics/metrics.js';
 import type { ProviderAdapter } from '../providers/provider.js';
 
 /** What the embeddings service needs from the composition root. */

@@ -1,4 +1,4 @@
-import { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../platform/errors/gateway-error.js';
 import type { EmbeddingInput } from '../providers/embeddings/embeddings-types.js';
 
 /** Most inputs one request may carry (OpenAI's limit). */

@@ -3,12 +3,12 @@ import { createApp } from './app.js';
 import { createDeps } from '../deps.js';
 import { answerClientErrors, EDGE_SERVER_OPTIONS } from './edge/client-errors.js';
 import { closeUpstreamAgents } from '../providers/http/upstream-client.js';
-import { boot } from '../runtime/boot.js';
-import { startTracing } from '../tracing/start-tracing.js';
-import { stopTracing } from '../tracing/tracing.js';
-import { HttpDrain } from '../runtime/http-drain.js';
-import { onShutdown } from '../runtime/shutdown.js';
-import { STORE_CLOSE_RESERVE_MS, storeShutdownSteps } from '../runtime/store-steps.js';
+import { boot } from '../platform/runtime/boot.js';
+import { startTracing } from '../platform/tracing/start-tracing.js';
+import { stopTracing } from '../platform/tracing/tracing.js';
+import { HttpDrain } from '../platform/runtime/http-drain.js';
+import { onShutdown } from '../platform/runtime/shutdown.js';
+import { STORE_CLOSE_RESERVE_MS, storeShutdownSteps } from '../platform/runtime/store-steps.js';
 
 const { config, log } = boot('web');
 await startTracing(config.tracing, 'web');

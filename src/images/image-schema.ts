@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { GatewayError } from '../errors/gateway-error.js';
-import { validate } from '../validation/validate.js';
+import { GatewayError } from '../platform/errors/gateway-error.js';
+import { validate } from '../platform/validation/validate.js';
 import type { ImageJobParams } from '../queue/job-types.js';
 
 /** Most images one request may ask for (OpenAI's own limit). */

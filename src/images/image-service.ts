@@ -1,9 +1,9 @@
 import type { CatalogModel } from '../catalog/model-types.js';
 import { resolveModel } from '../catalog/resolve-model.js';
 import { costliestRoute, requireServingRoute } from '../catalog/route-choice.js';
-import { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../platform/errors/gateway-error.js';
 import type { MultipartForm } from './image-form.js';
-import type { KeyDoc } from '../keys/key-types.js';
+import type { KeyDoc } from '../accounts/keys/key-types.js';
 import type { ImageEditJob, ImageGenerateJob } from '../queue/job-types.js';
 import { runMeteredJob } from '../queue/metered-job.js';
 import type { PayloadInput } from '../queue/payload-store.js';

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../platform/errors/gateway-error.js';
 import type { UploadedFile } from './image-form.js';
 import type { BlobRef } from '../queue/job-types.js';
 import type { PayloadInput } from '../queue/payload-store.js';

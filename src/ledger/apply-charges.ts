@@ -3,7 +3,7 @@ import type { AccountCollections } from '../accounts/account-collection.js';
 import type { AccountDoc } from '../accounts/account-types.js';
 import { minBig, maxBig } from '../billing/money.js';
 import type { CostLineWire } from '../billing/pricing.js';
-import type { KeyCollections } from '../keys/key-collections.js';
+import type { KeyCollections } from '../accounts/keys/key-collections.js';
 import { BatchTotals } from './batch-totals.js';
 import { linkEntry, type ChainHead } from './ledger-chain.js';
 import type { LedgerCollections } from './ledger-collection.js';

@@ -1,7 +1,7 @@
 import type { AnyBulkWriteOperation } from 'mongodb';
 import type { AccountDoc } from '../accounts/account-types.js';
 import { bucketOwner, periodOf, resetOf, type CalendarWindow, type LimitScope } from '../billing/spend-windows.js';
-import type { KeyDoc, KeySpendDoc } from '../keys/key-types.js';
+import type { KeyDoc, KeySpendDoc } from '../accounts/keys/key-types.js';
 import type { ChainHead } from './ledger-chain.js';
 
 /** What a batch's totals take from one charge. */

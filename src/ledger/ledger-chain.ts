@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../util/canonical-json.js';
+import { canonicalJson } from '../platform/util/canonical-json.js';
 import type { ChainHead } from '../accounts/account-types.js';
 import type { LedgerDoc } from './ledger-types.js';
 

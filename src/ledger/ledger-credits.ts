@@ -1,7 +1,7 @@
 import { MongoServerError, type MongoClient } from 'mongodb';
 import type { AccountCollections } from '../accounts/account-collection.js';
 import type { AccountDoc } from '../accounts/account-types.js';
-import { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../platform/errors/gateway-error.js';
 import { linkEntry } from './ledger-chain.js';
 import type { LedgerCollections } from './ledger-collection.js';
 import type { LedgerDoc } from './ledger-types.js';

@@ -6,7 +6,7 @@ import { BatchLanes, lanesOf } from './batch-lanes.js';
 import type { ChainHead } from './ledger-chain.js';
 import type { LedgerWriterObserver, LedgerBatch } from './ledger-observer.js';
 import type { AccountCollections } from '../accounts/account-collection.js';
-import type { KeyCollections } from '../keys/key-collections.js';
+import type { KeyCollections } from '../accounts/keys/key-collections.js';
 import type { LedgerCollections } from './ledger-collection.js';
 
 export type { ChargeOutcome, ChargeRequest } from './apply-charges.js';

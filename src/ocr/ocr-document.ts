@@ -1,8 +1,8 @@
 import sharp from 'sharp';
-import { parseDataUrl } from '../documents/data-url.js';
-import { fetchDocument, type FetchDocumentOptions } from '../documents/fetch-document.js';
-import { GatewayError } from '../errors/gateway-error.js';
-import { parseGuardedUrl } from '../security/ssrf-guard.js';
+import { parseDataUrl } from '../platform/documents/data-url.js';
+import { fetchDocument, type FetchDocumentOptions } from '../platform/documents/fetch-document.js';
+import { GatewayError } from '../platform/errors/gateway-error.js';
+import { parseGuardedUrl } from '../platform/security/ssrf-guard.js';
 import type { OcrRequest } from './ocr-schema.js';
 
 /** A document ready for the queue. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { GatewayError } from '../errors/gateway-error.js';
-import { validate } from '../validation/validate.js';
+import { GatewayError } from '../platform/errors/gateway-error.js';
+import { validate } from '../platform/validation/validate.js';
 import type { OcrOptions } from '../providers/ocr/ocr-types.js';
 
 /** Most page indexes one request may name (Mistral's page limit per document). */

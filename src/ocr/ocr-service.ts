@@ -1,7 +1,7 @@
 import { toUsdNumber } from '../billing/money.js';
 import { resolveModel } from '../catalog/resolve-model.js';
 import { costliestRoute, requireServingRoute } from '../catalog/route-choice.js';
-import type { KeyDoc } from '../keys/key-types.js';
+import type { KeyDoc } from '../accounts/keys/key-types.js';
 import type { OcrOptions, OcrPage } from '../providers/ocr/ocr-types.js';
 import type { OcrJob } from '../queue/job-types.js';
 import { runMeteredJob } from '../queue/metered-job.js';
@@ -9,7 +9,7 @@ import { jobBase, type QueuedServiceDeps } from '../queue/queued-service-deps.js
 import { documentSource, loadDocument, type DocumentSource } from './ocr-document.js';
 import { describeOcrFit, estimateOcrPages, ocrCostOfPages, pagesOf } from './ocr-estimate.js';
 import type { CatalogModel } from '../catalog/model-types.js';
-import type { AdmissionTicket } from '../limits/admission-types.js';
+import type { AdmissionTicket } from '../admission/admission-types.js';
 import { parseOcrRequest, type OcrRequest } from './ocr-schema.js';
 
 /** Longest a document download may take. */

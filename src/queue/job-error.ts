@@ -1,6 +1,6 @@
-import type { ErrorCode } from '../errors/error-table.js';
-import { ERROR_TABLE } from '../errors/error-table.js';
-import { GatewayError } from '../errors/gateway-error.js';
+import type { ErrorCode } from '../platform/errors/error-table.js';
+import { ERROR_TABLE } from '../platform/errors/error-table.js';
+import { GatewayError } from '../platform/errors/gateway-error.js';
 
 /** Marks a BullMQ failure reason written by our processors (anything else came from BullMQ). */
 const MARKER = 'farebox-job-error:';

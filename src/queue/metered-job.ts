@@ -1,4 +1,4 @@
-import type { AdmissionTicket } from '../limits/admission-types.js';
+import type { AdmissionTicket } from '../admission/admission-types.js';
 import type { ChargeOutcome } from '../ledger/ledger-writer.js';
 import type { JobQueue, RunOptions } from './job-queue.js';
 import { jobRouteModel, pricedModel } from './job-model.js';

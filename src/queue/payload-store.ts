@@ -1,5 +1,5 @@
-import { publishMessage } from '../redis/pub-sub.js';
-import type { Redis } from '../redis/redis.js';
+import { publishMessage } from '../platform/redis/pub-sub.js';
+import type { Redis } from '../platform/redis/redis.js';
 import { decodeReply, encodeReply, type JobReply } from './job-reply.js';
 
 /** A binary input to store beside a job. */

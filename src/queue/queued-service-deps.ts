@@ -1,10 +1,10 @@
 import type { Clock } from '../billing/periods.js';
 import type { CatalogCache } from '../catalog/catalog-cache.js';
 import type { CatalogModel } from '../catalog/model-types.js';
-import type { Config } from '../config/config.js';
-import type { FetchDocumentOptions } from '../documents/fetch-document.js';
-import type { KeyDoc } from '../keys/key-types.js';
-import type { Admission } from '../limits/admission-types.js';
+import type { Config } from '../platform/config/config.js';
+import type { FetchDocumentOptions } from '../platform/documents/fetch-document.js';
+import type { KeyDoc } from '../accounts/keys/key-types.js';
+import type { Admission } from '../admission/admission-types.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { jobModelOf } from './job-model.js';
 import type { JobQueue } from './job-queue.js';

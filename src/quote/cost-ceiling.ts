@@ -1,6 +1,6 @@
 import { formatUsd, minBig } from '../billing/money.js';
-import { GatewayError } from '../errors/gateway-error.js';
-import type { Admission, AdmissionRequest } from '../limits/admission-types.js';
+import { GatewayError } from '../platform/errors/gateway-error.js';
+import type { Admission, AdmissionRequest } from '../admission/admission-types.js';
 import { holdQuote } from './hold-quote.js';
 
 /** Where a request's own `max_cost` (nano-USD) is found by request id. */

@@ -1,5 +1,5 @@
-import { createAddressPolicy } from '../security/address-policy.js';
-import { guardUrl, systemResolver, type GuardedTarget, type HostResolver } from '../security/ssrf-guard.js';
+import { createAddressPolicy } from '../platform/security/address-policy.js';
+import { guardUrl, systemResolver, type GuardedTarget, type HostResolver } from '../platform/security/ssrf-guard.js';
 
 /** Options of the endpoint URL rules. */
 export interface EndpointUrlOptions {

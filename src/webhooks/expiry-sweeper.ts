@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../billing/periods.js';
-import type { KeyCollections } from '../keys/key-collections.js';
-import type { KeyDoc } from '../keys/key-types.js';
+import type { KeyCollections } from '../accounts/keys/key-collections.js';
+import type { KeyDoc } from '../accounts/keys/key-types.js';
 import type { WebhookCollections } from './webhook-collections.js';
 import type { WebhookEmitter } from './webhook-emitter.js';
 import { emitKeyExpired } from './key-events.js';

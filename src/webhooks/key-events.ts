@@ -1,5 +1,5 @@
-import type { KeyEventSink } from '../keys/key-service.js';
-import type { KeyDoc } from '../keys/key-types.js';
+import type { KeyEventSink } from '../accounts/keys/key-service.js';
+import type { KeyDoc } from '../accounts/keys/key-types.js';
 import type { WebhookEmitter } from './webhook-emitter.js';
 
 function keyData(key: KeyDoc): Record<string, unknown> {

@@ -1,6 +1,6 @@
-import { isGatewayError } from '../errors/gateway-error.js';
-import { createPinnedAgent } from '../security/pinned-agent.js';
-import type { GuardedTarget } from '../security/ssrf-guard.js';
+import { isGatewayError } from '../platform/errors/gateway-error.js';
+import { createPinnedAgent } from '../platform/security/pinned-agent.js';
+import type { GuardedTarget } from '../platform/security/ssrf-guard.js';
 import { signatureHeaders } from './webhook-signature.js';
 
 /** One delivery attempt, ready to send. */

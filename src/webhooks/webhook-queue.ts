@@ -1,8 +1,8 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Logger } from 'pino';
-import type { WebhookSettings } from '../config/config.js';
+import type { WebhookSettings } from '../platform/config/config.js';
 import { queuePrefix, WEBHOOK_QUEUE } from '../queue/queue-names.js';
-import type { Redis } from '../redis/redis.js';
+import type { Redis } from '../platform/redis/redis.js';
 import type { WebhookJobData } from './webhook-types.js';
 
 /** The retry policy of a delivery: exponential backoff over about a day, then failed. */

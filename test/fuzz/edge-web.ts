@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { expect } from 'vitest';
-import { ERROR_TABLE, type ErrorCode } from '../../src/errors/error-table.js';
+import { ERROR_TABLE, type ErrorCode } from '../../src/platform/errors/error-table.js';
 import { adminClient } from '../helpers/admin-client.js';
 import { LOOPBACK_GUARD_OPTIONS } from '../setup/block-network.js';
 import { spawnWeb, type WebProcess } from '../helpers/spawn-web.js';

@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createApp, type AppExtensions } from '../../src/http/app.js';
 import type { Clock } from '../../src/billing/periods.js';
-import { loadConfig, type Config } from '../../src/config/config.js';
-import { prepareDatabase as prepareSchema } from '../../src/store/prepare-database.js';
+import { loadConfig, type Config } from '../../src/platform/config/config.js';
+import { prepareDatabase as prepareSchema } from '../../src/platform/store/prepare-database.js';
 import { createDeps, type Deps } from '../../src/deps.js';
 import type { JobQueueOptions } from '../../src/queue/job-queue.js';
-import { createLogger } from '../../src/log/logger.js';
+import { createLogger } from '../../src/platform/log/logger.js';
 import { testMongoUri, testRedisUrl, uniqueName } from '../setup/test-context.js';
 
 /** The operator token every test gateway uses. */

@@ -1,7 +1,7 @@
-import { inSpan } from '../../src/tracing/tracing.js';
+import { inSpan } from '../../src/platform/tracing/tracing.js';
 import type { Logger } from 'pino';
 import { judgeFailure } from '../../src/chat/failover-rules.js';
-import { isGatewayError } from '../../src/errors/gateway-error.js';
+import { isGatewayError } from '../../src/platform/errors/gateway-error.js';
 import { jobRoutes } from '../../src/queue/job-model.js';
 import type { JobModel } from '../../src/queue/job-types.js';
 

@@ -1,14 +1,14 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { classifyError } from '../../src/errors/classify-error.js';
-import { GatewayError } from '../../src/errors/gateway-error.js';
+import { classifyError } from '../../src/platform/errors/classify-error.js';
+import { GatewayError } from '../../src/platform/errors/gateway-error.js';
 import { encodeJobError, isTransient } from '../../src/queue/job-error.js';
 import type { AnyJobData, BlobRef, JobSummary } from '../../src/queue/job-types.js';
 import type { PayloadStore } from '../../src/queue/payload-store.js';
 import type { QueueName } from '../../src/queue/queue-names.js';
 import type { ProviderRegistry } from '../../src/providers/registry.js';
 import type { ImageFile } from '../../src/providers/images/image-types.js';
-import { inRemoteSpan } from '../../src/tracing/tracing.js';
+import { inRemoteSpan } from '../../src/platform/tracing/tracing.js';
 
 /** What processors need. */
 export interface ProcessorContext {

@@ -1,7 +1,7 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import type { WebhookSettings } from '../../src/config/config.js';
-import type { GuardedTarget } from '../../src/security/ssrf-guard.js';
+import type { WebhookSettings } from '../../src/platform/config/config.js';
+import type { GuardedTarget } from '../../src/platform/security/ssrf-guard.js';
 import { sendWebhook, type DeliveryLog, type WebhookCollections, type WebhookJobData } from '../../src/webhooks/index.js';
 
 /** What the delivery processor needs. */

@@ -1,9 +1,9 @@
 import type { Server, ServerOptions } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { errorHeaders, serializeError } from '../../errors/serialize.js';
-import { newId } from '../../util/ids.js';
+import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { errorHeaders, serializeError } from '../../platform/errors/serialize.js';
+import { newId } from '../../platform/util/ids.js';
 import { REQUEST_ID_ALIAS, REQUEST_ID_HEADER } from '../middleware/request-id.js';
 import { EXPOSED_HEADERS } from '../middleware/cors-headers.js';
 

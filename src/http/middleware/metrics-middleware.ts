@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { GatewayState } from '../state.js';
-import type { Metrics } from '../../metrics/metrics.js';
+import type { Metrics } from '../../platform/metrics/metrics.js';
 
 /** Route label for requests no router matched, so unknown paths do not create series. */
 const UNMATCHED = 'unmatched';

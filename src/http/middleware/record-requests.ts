@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { Middleware } from 'koa';
 import type { GatewayContext, GatewayState } from '../state.js';
-import type { RequestRecorder } from '../../requests/request-recorder.js';
-import { END_USER_HEADER, endUserOf } from '../../requests/end-user-source.js';
+import type { RequestRecorder } from '../../ledger/records/request-recorder.js';
+import { END_USER_HEADER, endUserOf } from '../../ledger/records/end-user-source.js';
 
 /** The inference endpoints whose requests are recorded (POST only). */
 const RECORDED_PATHS: ReadonlySet<string> = new Set([

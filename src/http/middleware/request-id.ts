@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { newId } from '../../util/ids.js';
+import { newId } from '../../platform/util/ids.js';
 import type { GatewayState } from '../state.js';
 
 /** Header carrying the request id on every response. */

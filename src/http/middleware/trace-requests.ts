@@ -1,8 +1,8 @@
 import type { Middleware } from 'koa';
 import { toUsdNumber } from '../../billing/money.js';
-import { usageOf, type RecordDraft } from '../../requests/record-draft.js';
-import type { DraftLookup } from '../../requests/recording-admission.js';
-import { inOpenRemoteSpan, tracingOn, type SpanAttributes } from '../../tracing/tracing.js';
+import { usageOf, type RecordDraft } from '../../ledger/records/record-draft.js';
+import type { DraftLookup } from '../../ledger/records/record-draft.js';
+import { inOpenRemoteSpan, tracingOn, type SpanAttributes } from '../../platform/tracing/tracing.js';
 import type { GatewayContext, GatewayState } from '../state.js';
 
 /** GenAI operation names of the inference endpoints (OpenTelemetry semantic conventions). */

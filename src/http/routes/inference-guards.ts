@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
-import type { IdempotencyStore } from '../../idempotency/idempotency-store.js';
-import type { KeyAuthenticator } from '../../keys/key-auth.js';
+import type { IdempotencyStore } from '../../platform/idempotency/idempotency-store.js';
+import type { KeyAuthenticator } from '../../accounts/keys/key-auth.js';
 import type { CeilingRegistry } from '../../quote/cost-ceiling.js';
 import { authenticate } from '../middleware/authenticate.js';
 import { costCeiling } from '../middleware/cost-ceiling.js';

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/gateway-error.js';
 import type { ProviderConfig } from '../provider.js';
 
 /** Base URL and key of a remote provider; a provider missing either cannot serve requests. */

@@ -1,6 +1,6 @@
-import { withTraceHeaders } from '../../tracing/tracing.js';
+import { withTraceHeaders } from '../../platform/tracing/tracing.js';
 import { Agent, type Dispatcher } from 'undici';
-import { GatewayError } from '../../errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/gateway-error.js';
 import { toTransportError, type AbortContext } from './transport-errors.js';
 import { upstreamStatusError } from './upstream-errors.js';
 

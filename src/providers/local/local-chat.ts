@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GatewayError, isGatewayError } from '../../errors/gateway-error.js';
+import { GatewayError, isGatewayError } from '../../platform/errors/gateway-error.js';
 import { countTokens, truncateToTokens } from '../../billing/tokenizer.js';
 import { countMessageTokensAsync } from '../../billing/token-count-async.js';
 import type { ChatCall, ChatCapability, ChatChoice, ChatDelta, ChatResult, ChatStreamEvent, TokenUsage } from '../chat/chat-types.js';

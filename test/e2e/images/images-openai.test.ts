@@ -2,7 +2,7 @@ import OpenAI, { APIError, toFile } from 'openai';
 import sharp from 'sharp';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/log/logger.js';
+import { createLogger } from '../../../src/platform/log/logger.js';
 import { JobQueue } from '../../../src/queue/job-queue.js';
 import { solidPng } from '../../fixtures/documents/test-images.js';
 import { adminClient } from '../../helpers/admin-client.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connectMongo } from '../../../src/db/mongo.js';
+import { connectMongo } from '../../../src/platform/db/mongo.js';
 import { startEntry, webReady } from './entry-process.js';
 import { openStream } from './in-flight.js';
 import { startSigtermStack } from './sigterm-stack.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keySlot } from '../../../src/redis/key-slot.js';
+import { keySlot } from '../../../src/platform/redis/key-slot.js';
 import { adminClient } from '../../helpers/admin-client.js';
 import { startMongoReplicaSet, type MongoReplicaSet } from '../../helpers/mongo-replica-set.js';
 import { startRedisCluster, type LocalRedisCluster } from '../../helpers/redis-cluster.js';

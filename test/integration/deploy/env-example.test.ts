@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/config.js';
+import { loadConfig } from '../../../src/platform/config/config.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -22,7 +22,7 @@ describe('.env.example', () => {
   const example = parseEnvFile(text);
 
   it('names every variable the configuration reads, each with a comment above it', () => {
-    const source = readFileSync(`${ROOT}src/config/config.ts`, 'utf8');
+    const source = readFileSync(`${ROOT}src/platform/config/config.ts`, 'utf8');
     const schemaKeys = [...source.matchAll(/^ {4}([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]);
     expect(schemaKeys.length).toBeGreaterThan(15);
     for (const key of schemaKeys) expect(Object.keys(example), `${key} missing`).toContain(key);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config/config.js';
+import { ConfigError, loadConfig } from '../../../src/platform/config/config.js';
 
 const base = { NODE_ENV: 'production', ADMIN_TOKEN: 'an-admin-token-of-some-length', REDIS_URL: 'redis://127.0.0.1:6379' };
 

@@ -4,7 +4,7 @@ import { adminClient } from '../../helpers/admin-client.js';
 import type { TestGateway } from '../../helpers/test-gateway.js';
 import { chat, fundedKey, ledgerEntry, type FundedKey } from '../chat/chat-client.js';
 import { startQueueGateway, type QueueGateway } from '../queue/queue-gateway.js';
-import { adminGet, adminText, waitRecord } from '../requests/records-client.js';
+import { adminGet, adminText, waitRecord } from '../ledger/records/records-client.js';
 import { embed, nano } from './embeddings-client.js';
 
 /** local/hashed-ngrams' price in the seed catalog, USD per input token. */

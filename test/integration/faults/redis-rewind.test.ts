@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, type JsonResponse } from '../../helpers/admin-client.js';
 import { spawnWeb, type WebProcess } from '../../helpers/spawn-web.js';
 import { startTestGateway, testEnv, type TestGateway } from '../../helpers/test-gateway.js';
-import { admissionTestRouter } from '../limits/admission-test-router.js';
+import { admissionTestRouter } from '../admission/admission-test-router.js';
 import { chat, streamChat } from '../chat/chat-client.js';
-import { accountWithKey, charge, usd } from '../limits/limits-fixtures.js';
-import { privateRedis, type PrivateRedis } from '../limits/private-redis.js';
+import { accountWithKey, charge, usd } from '../admission/limits-fixtures.js';
+import { privateRedis, type PrivateRedis } from '../admission/private-redis.js';
 import { expectExactMoney, reportedByTestRoute } from './money-invariants.js';
 import { waitFor } from '../../helpers/wait-for.js';
 

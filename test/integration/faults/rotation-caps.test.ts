@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../../scripts/admin/admin-commands.js';
 import { adminClient, call, type JsonResponse } from '../../helpers/admin-client.js';
 import type { TestGateway } from '../../helpers/test-gateway.js';
-import { accountWithKey, charge, startLimitsGateway, usd } from '../limits/limits-fixtures.js';
+import { accountWithKey, charge, startLimitsGateway, usd } from '../admission/limits-fixtures.js';
 import { expectExactMoney, reportedByTestRoute } from './money-invariants.js';
 
 let gw: TestGateway;

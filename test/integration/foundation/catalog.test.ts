@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeps } from '../../../src/deps.js';
-import { createLogger } from '../../../src/log/logger.js';
+import { createLogger } from '../../../src/platform/log/logger.js';
 import { adminClient, call } from '../../helpers/admin-client.js';
 import { startTestGateway, type TestGateway } from '../../helpers/test-gateway.js';
 

@@ -1,6 +1,6 @@
 import { Router } from '@koa/router';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
 import type { GatewayState } from '../../../src/http/state.js';
 import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from '../../helpers/test-gateway.js';
 

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/log/logger.js';
+import { createLogger } from '../../../src/platform/log/logger.js';
 import { PayloadStore } from '../../../src/queue/payload-store.js';
 import { loadBlob, type ProcessorContext } from '../../../workers/processors/job-runner.js';
 import { testRedisUrl, uniqueName } from '../../setup/test-context.js';

@@ -1,15 +1,15 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/config.js';
-import { createLogger } from '../../../src/log/logger.js';
-import { Metrics } from '../../../src/metrics/metrics.js';
-import { COUNTS_TIMEOUT_MS } from '../../../src/metrics/queue-metrics.js';
+import { loadConfig } from '../../../src/platform/config/config.js';
+import { createLogger } from '../../../src/platform/log/logger.js';
+import { Metrics } from '../../../src/platform/metrics/metrics.js';
+import { COUNTS_TIMEOUT_MS } from '../../../src/platform/metrics/queue-metrics.js';
 import { JobQueue } from '../../../src/queue/job-queue.js';
 import { settleWithin } from '../../../src/queue/queue-connections.js';
 import { call } from '../../helpers/admin-client.js';
 import { TEST_ADMIN_TOKEN, testEnv } from '../../helpers/test-gateway.js';
 import { spawnWorker, type WorkerProcess } from '../../e2e/images/spawn-worker.js';
-import { privateRedis, type PrivateRedis } from '../limits/private-redis.js';
+import { privateRedis, type PrivateRedis } from '../admission/private-redis.js';
 import { startQueueGateway, type QueueGateway } from './queue-gateway.js';
 import { waitFor } from '../../helpers/wait-for.js';
 

@@ -1,12 +1,12 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/config.js';
-import { classifyError } from '../../../src/errors/classify-error.js';
-import { createLogger } from '../../../src/log/logger.js';
+import { loadConfig } from '../../../src/platform/config/config.js';
+import { classifyError } from '../../../src/platform/errors/classify-error.js';
+import { createLogger } from '../../../src/platform/log/logger.js';
 import { JobQueue } from '../../../src/queue/job-queue.js';
 import { settleWithin } from '../../../src/queue/queue-connections.js';
 import type { ImageGenerateJob } from '../../../src/queue/job-types.js';
-import { privateRedis, type PrivateRedis } from '../limits/private-redis.js';
+import { privateRedis, type PrivateRedis } from '../admission/private-redis.js';
 import { testEnv } from '../../helpers/test-gateway.js';
 import { waitFor } from '../../helpers/wait-for.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AdmissionRequest } from '../../../src/limits/admission-types.js';
+import type { AdmissionRequest } from '../../../src/admission/admission-types.js';
 import { textPdf } from '../../fixtures/documents/test-pdfs.js';
 import { solidPng } from '../../fixtures/documents/test-images.js';
 import { adminClient } from '../../helpers/admin-client.js';

@@ -3,7 +3,7 @@ import { completeChat } from '../../../src/chat/chat-complete.js';
 import { estimateChatCostAsync } from '../../../src/chat/chat-estimate.js';
 import { promptTokenBound } from '../../../src/chat/prompt-bound.js';
 import { anthropicMaxTokens } from '../../../src/providers/anthropic/anthropic-request.js';
-import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
 import { countMessageTokens } from '../../../src/billing/tokenizer.js';
 import type { ChatCapability, ChatResult } from '../../../src/providers/chat/chat-types.js';
 import { admitted, recordingTicket, serviceDeps, testModel, type Journal } from './chat-fakes.js';

@@ -5,7 +5,7 @@ import type { AdmittedChat } from '../../../src/chat/chat-admit.js';
 import type { ChatServiceDeps } from '../../../src/chat/chat-service-deps.js';
 import type { ChunkSink } from '../../../src/chat/chunk-sink.js';
 import type { BilledUnits } from '../../../src/billing/pricing.js';
-import type { AdmissionTicket } from '../../../src/limits/admission-types.js';
+import type { AdmissionTicket } from '../../../src/admission/admission-types.js';
 import type { ChatCapability, ChatRequestBody } from '../../../src/providers/chat/chat-types.js';
 
 /** A priced chat model: $1 per million prompt tokens, $2 per million completion tokens. */

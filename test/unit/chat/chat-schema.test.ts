@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chatRequestSchema, MAX_MESSAGES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, toChatRequestBody } from '../../../src/chat/chat-schema.js';
-import { validate } from '../../../src/validation/validate.js';
-import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { validate } from '../../../src/platform/validation/validate.js';
+import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
 
 const PNG_1X1 =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { streamChat } from '../../../src/chat/chat-stream.js';
-import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
 import { countTokens } from '../../../src/billing/tokenizer.js';
 import type { ChatCapability, ChatStreamEvent } from '../../../src/providers/chat/chat-types.js';
 import { admitted, memorySink, recordingTicket, serviceDeps, type Journal } from './chat-fakes.js';

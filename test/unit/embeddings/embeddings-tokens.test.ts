@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { countTokens } from '../../../src/billing/tokenizer.js';
-import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
 import { parseEmbeddingInput } from '../../../src/embeddings/embeddings-input.js';
 import { countInputTokens, MAX_REQUEST_TOKENS } from '../../../src/embeddings/embeddings-tokens.js';
 

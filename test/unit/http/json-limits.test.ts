@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
 import { checkJsonLimits, DEFAULT_JSON_LIMITS } from '../../../src/http/middleware/json-limits.js';
 
 function refusal(value: unknown, limits = DEFAULT_JSON_LIMITS): { code: string; param: string | null; message: string } | undefined {

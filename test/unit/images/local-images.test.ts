@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { createLocalImages } from '../../../src/providers/local/local-images.js';
-import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
 import type { ImageGenerateCall } from '../../../src/providers/images/image-types.js';
 import { halfTransparentMask, pixelAt, solidPng } from '../../fixtures/documents/test-images.js';
 

@@ -3,7 +3,7 @@ import { Agent } from 'undici';
 import { createUpstreamClient } from '../../../src/providers/http/upstream-client.js';
 import { createOpenAiImagesAdapter } from '../../../src/providers/openai-images/openai-images-adapter.js';
 import type { ImageEditCall, ImageGenerateCall, ImagesCapability } from '../../../src/providers/images/image-types.js';
-import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
 import { FAKE_PNG_B64, startFakeOpenAiImages, type FakeOpenAiImages } from '../../fixtures/upstreams/fake-openai-images.js';
 
 let fake: FakeOpenAiImages;

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { createLocalOcr, terminateLocalOcr } from '../../../src/providers/local/local-ocr.js';
-import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
 import type { OcrDocument } from '../../../src/providers/ocr/ocr-types.js';
 import { renderTextPng } from '../../fixtures/documents/test-images.js';
 import { blankPdf, scannedPdf, textPdf } from '../../fixtures/documents/test-pdfs.js';

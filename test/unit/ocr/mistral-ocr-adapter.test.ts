@@ -4,7 +4,7 @@ import { createUpstreamClient } from '../../../src/providers/http/upstream-clien
 import { createMistralOcrAdapter } from '../../../src/providers/mistral-ocr/mistral-ocr-adapter.js';
 import { fromOcrResponse } from '../../../src/providers/mistral-ocr/mistral-ocr-response.js';
 import type { OcrCapability, OcrDocument } from '../../../src/providers/ocr/ocr-types.js';
-import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
 import { startFakeMistralOcr, type FakeMistralOcr } from '../../fixtures/upstreams/fake-mistral-ocr.js';
 
 let fake: FakeMistralOcr;

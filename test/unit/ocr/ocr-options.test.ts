@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toCatalogModel } from '../../../src/catalog/catalog-cache.js';
 import type { ModelDoc } from '../../../src/catalog/model-types.js';
-import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
 import { estimateOcrCost } from '../../../src/ocr/ocr-estimate.js';
 import { pagesToProcess, parseOcrRequest } from '../../../src/ocr/ocr-schema.js';
 import { toOcrBody } from '../../../src/providers/mistral-ocr/mistral-ocr-request.js';

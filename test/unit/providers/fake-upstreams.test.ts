@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
 import type { ChatCall, ChatCapability, ChatRequestBody, ChatStreamEvent } from '../../../src/providers/chat/chat-types.js';
 import { createAnthropicChat } from '../../../src/providers/anthropic/anthropic-chat.js';
 import { createUpstreamClient } from '../../../src/providers/http/upstream-client.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
 import type { ChatCapability } from '../../../src/providers/chat/chat-types.js';
 import { createUpstreamClient } from '../../../src/providers/http/upstream-client.js';
 import { createLocalChat } from '../../../src/providers/local/local-chat.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
 import { decodeJobError, encodeJobError, isTransient } from '../../../src/queue/job-error.js';
 
 describe('job failure encoding', () => {

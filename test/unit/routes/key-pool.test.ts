@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
 import { KeyPool, keyedClient } from '../../../src/providers/http/key-pool.js';
 import type { UpstreamClient, UpstreamRequestOptions } from '../../../src/providers/http/upstream-client.js';
 import { upstreamStatusError } from '../../../src/providers/http/upstream-errors.js';

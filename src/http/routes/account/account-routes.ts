@@ -1,15 +1,15 @@
 import { Router } from '@koa/router';
 import { toUsdNumber } from '../../../billing/money.js';
 import { authenticate } from '../../middleware/authenticate.js';
-import type { KeyDoc } from '../../../keys/key-types.js';
+import type { KeyDoc } from '../../../accounts/keys/key-types.js';
 import { requireKey, type GatewayState } from '../../state.js';
-import { keyInfo, type KeyLiveUsage } from '../../../keys/key-info.js';
-import type { Collections } from '../../../store/collections.js';
+import { keyInfo, type KeyLiveUsage } from '../../../accounts/keys/key-info.js';
+import type { Collections } from '../../../platform/store/collections.js';
 import type { Clock } from '../../../billing/periods.js';
-import type { KeyAuthenticator } from '../../../keys/key-auth.js';
+import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
 import type { AccountService } from '../../../accounts/account-service.js';
-import { END_USER_HEADER } from '../../../requests/end-user-source.js';
-import { endUserInvalid, MAX_END_USER_LENGTH } from '../../../limits/end-user.js';
+import { END_USER_HEADER } from '../../../ledger/records/end-user-source.js';
+import { endUserInvalid, MAX_END_USER_LENGTH } from '../../../admission/end-user.js';
 
 /** What the account routes of a key use. */
 export interface AccountRouteDeps {

@@ -1,13 +1,13 @@
 import { Router } from '@koa/router';
 import { listAccounts } from '../../../accounts/account-list.js';
 import { toAccountView } from '../../../accounts/account-view.js';
-import { toKeyView } from '../../../keys/key-view.js';
+import { toKeyView } from '../../../accounts/keys/key-view.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
-import { validate } from '../../../validation/validate.js';
+import { validate } from '../../../platform/validation/validate.js';
 import { accountListQuerySchema } from './admin-schemas.js';
 import type { AccountService } from '../../../accounts/account-service.js';
-import type { KeyService } from '../../../keys/key-service.js';
-import type { Collections } from '../../../store/collections.js';
+import type { KeyService } from '../../../accounts/keys/key-service.js';
+import type { Collections } from '../../../platform/store/collections.js';
 
 /** What the operator's account listing uses. */
 export interface AdminAccountListDeps {

@@ -1,20 +1,20 @@
 import { Router } from '@koa/router';
 import { toAccountDetailView, toAccountView } from '../../../accounts/account-view.js';
 import { parseUsdAmount } from '../../../billing/money.js';
-import { createKeySchema } from '../../../keys/key-input-schema.js';
-import { sharedLimitsSchema } from '../../../keys/limits-schema.js';
-import { toSharedLimits } from '../../../keys/shared-limits.js';
-import { toKeyView } from '../../../keys/key-view.js';
+import { createKeySchema } from '../../../accounts/keys/key-input-schema.js';
+import { sharedLimitsSchema } from '../../../accounts/keys/limits-schema.js';
+import { toSharedLimits } from '../../../accounts/keys/shared-limits.js';
+import { toKeyView } from '../../../accounts/keys/key-view.js';
 import { verifyLedgerChain } from '../../../ledger/chain-verify.js';
 import { listLedger } from '../../../ledger/ledger-query.js';
 import { toLedgerView } from '../../../ledger/ledger-view.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
-import { validate } from '../../../validation/validate.js';
+import { validate } from '../../../platform/validation/validate.js';
 import { createAccountSchema, creditSchema, ledgerQuerySchema } from './admin-schemas.js';
 import type { AccountService } from '../../../accounts/account-service.js';
 import type { LedgerCredits } from '../../../ledger/ledger-credits.js';
-import type { KeyService } from '../../../keys/key-service.js';
-import type { Collections } from '../../../store/collections.js';
+import type { KeyService } from '../../../accounts/keys/key-service.js';
+import type { Collections } from '../../../platform/store/collections.js';
 
 /** What the account routes of the operator API use. */
 export interface AdminAccountDeps {

@@ -5,12 +5,12 @@ import type { CatalogModel } from '../../../catalog/model-types.js';
 import type { RouteHealth } from '../../../chat/route-health.js';
 import { toPublicModel } from '../../../catalog/model-view.js';
 import { isServable, modelRoutes, type ProviderAvailability } from '../../../catalog/servable.js';
-import { GatewayError } from '../../../errors/gateway-error.js';
+import { GatewayError } from '../../../platform/errors/gateway-error.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
-import { validate } from '../../../validation/validate.js';
+import { validate } from '../../../platform/validation/validate.js';
 import type { CatalogRepository } from '../../../catalog/catalog-repository.js';
 import type { CatalogCache } from '../../../catalog/catalog-cache.js';
-import type { InvalidationBus } from '../../../redis/invalidation-bus.js';
+import type { InvalidationBus } from '../../../platform/redis/invalidation-bus.js';
 import type { ProviderRegistry } from '../../../providers/registry.js';
 
 /** What the operator's catalog routes use. */

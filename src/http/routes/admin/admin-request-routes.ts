@@ -1,13 +1,13 @@
 import { Router } from '@koa/router';
-import { ledgerCsv, recordsCsv } from '../../../requests/csv-export.js';
-import { findRecord, listRecords } from '../../../requests/record-query.js';
-import { toRecordView } from '../../../requests/record-view.js';
-import { usageByDay } from '../../../requests/usage-query.js';
+import { ledgerCsv, recordsCsv } from '../../../ledger/records/csv-export.js';
+import { findRecord, listRecords } from '../../../ledger/records/record-query.js';
+import { toRecordView } from '../../../ledger/records/record-view.js';
+import { usageByDay } from '../../../ledger/records/usage-query.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
-import { validate } from '../../../validation/validate.js';
+import { validate } from '../../../platform/validation/validate.js';
 import { adminRecordListSchema, adminUsageSchema, isRequestId, recordsCsvSchema, usageRange } from '../requests/request-schemas.js';
 import { RECORD_NOT_FOUND, requestIdParam } from '../requests/requests-routes.js';
-import type { Collections } from '../../../store/collections.js';
+import type { Collections } from '../../../platform/store/collections.js';
 import type { Clock } from '../../../billing/periods.js';
 import type { Logger } from 'pino';
 

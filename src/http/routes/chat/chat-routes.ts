@@ -2,7 +2,7 @@ import { Router } from '@koa/router';
 import type { ChatFront } from '../../../chat/chat-front.js';
 import type { ChatServiceDeps } from '../../../chat/chat-service-deps.js';
 import { runChatFront } from '../../../chat/front-runner.js';
-import { doorFront } from '../../../fronts/door-table.js';
+import { doorFront } from '../../../chat/doors/door-table.js';
 import { clientChannel } from '../../sse/client-channel.js';
 import { inferenceGuards, type InferenceGuardDeps } from '../inference-guards.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';

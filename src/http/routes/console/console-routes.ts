@@ -5,9 +5,9 @@ import { consolePageRoutes } from './console-page-routes.js';
 import { consoleSessions } from './session-resolver.js';
 import { sessionRoutes } from './session-routes.js';
 import { SessionStore } from '../../../console/session-store.js';
-import type { Redis } from '../../../redis/redis.js';
-import type { Config } from '../../../config/config.js';
-import type { KeyAuthenticator } from '../../../keys/key-auth.js';
+import type { Redis } from '../../../platform/redis/redis.js';
+import type { Config } from '../../../platform/config/config.js';
+import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
 
 /** What the console routes use. */
 export interface ConsoleDeps {

@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { GatewayError } from '../../../errors/gateway-error.js';
+import { GatewayError } from '../../../platform/errors/gateway-error.js';
 import type { GatewayState } from '../../state.js';
-import type { KeyAuthenticator } from '../../../keys/key-auth.js';
+import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
 import type { ConsoleIdentity } from '../../../console/console-identity.js';
 import { sessionIdOf } from './session-cookie.js';
 import { operatorTokenHash, type SessionRecord, type SessionStore } from '../../../console/session-store.js';

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Writable } from 'node:stream';
 import formidable, { multipart } from 'formidable';
-import { GatewayError, isGatewayError } from '../../../errors/gateway-error.js';
+import { GatewayError, isGatewayError } from '../../../platform/errors/gateway-error.js';
 import { drainRemainder } from '../../middleware/drain-request.js';
 import type { MultipartForm, UploadedFile } from '../../../images/image-form.js';
 

@@ -1,9 +1,9 @@
 import { Router } from '@koa/router';
-import { createKeySchema, patchKeySchema } from '../../../keys/key-input-schema.js';
-import { toKeyView } from '../../../keys/key-view.js';
+import { createKeySchema, patchKeySchema } from '../../../accounts/keys/key-input-schema.js';
+import { toKeyView } from '../../../accounts/keys/key-view.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
-import { validate } from '../../../validation/validate.js';
-import type { KeyService } from '../../../keys/key-service.js';
+import { validate } from '../../../platform/validation/validate.js';
+import type { KeyService } from '../../../accounts/keys/key-service.js';
 
 /** What the key routes use. */
 export interface KeyCrudDeps {

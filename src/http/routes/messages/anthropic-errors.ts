@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { classifyError } from '../../../errors/classify-error.js';
-import { errorHeaders, serializeError } from '../../../errors/serialize.js';
+import { classifyError } from '../../../platform/errors/classify-error.js';
+import { errorHeaders, serializeError } from '../../../platform/errors/serialize.js';
 import type { GatewayState } from '../../state.js';
 
 /**

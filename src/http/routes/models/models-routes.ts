@@ -2,7 +2,7 @@ import { Router } from '@koa/router';
 import type { CatalogCache } from '../../../catalog/catalog-cache.js';
 import { toPublicModel } from '../../../catalog/model-view.js';
 import { isServable, servableModels, type ProviderAvailability } from '../../../catalog/servable.js';
-import { GatewayError } from '../../../errors/gateway-error.js';
+import { GatewayError } from '../../../platform/errors/gateway-error.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
 
 /**

@@ -1,17 +1,17 @@
 import { Router } from '@koa/router';
 import { z } from 'zod';
-import type { KeyDoc } from '../../../keys/key-types.js';
+import type { KeyDoc } from '../../../accounts/keys/key-types.js';
 import { endpointWorstCase, QUOTE_ENDPOINTS, type QuoteDeps } from '../../../quote/endpoint-worst-case.js';
 import { holdQuote } from '../../../quote/hold-quote.js';
 import { checkRooms, type Rooms } from '../../../quote/quote-checks.js';
 import type { AccountService } from '../../../accounts/account-service.js';
-import type { KeyCollections } from '../../../keys/key-collections.js';
-import type { KeyAuthenticator } from '../../../keys/key-auth.js';
+import type { KeyCollections } from '../../../accounts/keys/key-collections.js';
+import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import { ceilingFrom } from '../../middleware/cost-ceiling.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';
-import { validate } from '../../../validation/validate.js';
-import { periodSpend } from '../../../keys/key-info.js';
+import { validate } from '../../../platform/validation/validate.js';
+import { periodSpend } from '../../../accounts/keys/key-info.js';
 import type { LiveUsageReader } from '../account/account-routes.js';
 import type { Middleware } from 'koa';
 

@@ -1,10 +1,10 @@
 import { Router } from '@koa/router';
 import type { Deps } from '../../../deps.js';
-import { receiptLines, signStoredReceipt, toReceiptView } from '../../../requests/receipt-export.js';
-import { findRecord } from '../../../requests/record-query.js';
+import { receiptLines, signStoredReceipt, toReceiptView } from '../../../ledger/records/receipt-export.js';
+import { findRecord } from '../../../ledger/records/record-query.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import { requireKey, type GatewayState } from '../../state.js';
-import { validate } from '../../../validation/validate.js';
+import { validate } from '../../../platform/validation/validate.js';
 import { isRequestId, usageSchema } from '../requests/request-schemas.js';
 import { RECORD_NOT_FOUND, requestIdParam } from '../requests/requests-routes.js';
 

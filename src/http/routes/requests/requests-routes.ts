@@ -1,14 +1,14 @@
 import { Router } from '@koa/router';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { findRecord, listRecords } from '../../../requests/record-query.js';
-import { toRecordView } from '../../../requests/record-view.js';
-import { usageByDay } from '../../../requests/usage-query.js';
+import { GatewayError } from '../../../platform/errors/gateway-error.js';
+import { findRecord, listRecords } from '../../../ledger/records/record-query.js';
+import { toRecordView } from '../../../ledger/records/record-view.js';
+import { usageByDay } from '../../../ledger/records/usage-query.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';
-import { validate } from '../../../validation/validate.js';
+import { validate } from '../../../platform/validation/validate.js';
 import { isRequestId, recordListSchema, usageRange, usageSchema } from './request-schemas.js';
-import type { Collections } from '../../../store/collections.js';
-import type { KeyAuthenticator } from '../../../keys/key-auth.js';
+import type { Collections } from '../../../platform/store/collections.js';
+import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
 import type { Clock } from '../../../billing/periods.js';
 
 /** What the request-record routes of a key use. */

@@ -1,6 +1,6 @@
 import { Router } from '@koa/router';
 import { parseUsdAmount } from '../../../billing/money.js';
-import { validate } from '../../../validation/validate.js';
+import { validate } from '../../../platform/validation/validate.js';
 import {
   createEndpointSchema, deliveryQuerySchema, patchEndpointSchema, toDeliveryView, toEndpointView, toSettingsView, webhookSettingsSchema,
   type Webhooks,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../../src/platform/errors/gateway-error.js';
 import type { ChatRequestBody } from '../../../../src/providers/chat/chat-types.js';
 import { toAnthropicRequest } from '../../../../src/providers/anthropic/anthropic-request.js';
 

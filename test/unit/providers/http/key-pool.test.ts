@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { GatewayError } from '../../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../../src/platform/errors/gateway-error.js';
 import { KeyPool, keyedClient } from '../../../../src/providers/http/key-pool.js';
 import { KeyTrail, withKeyTrail } from '../../../../src/providers/http/key-trail.js';
 import { bearer } from '../../../../src/providers/http/provider-client.js';

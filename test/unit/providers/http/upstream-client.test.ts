@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../../src/platform/errors/gateway-error.js';
 import { createUpstreamClient } from '../../../../src/providers/http/upstream-client.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;

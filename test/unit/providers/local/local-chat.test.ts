@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../../src/platform/errors/gateway-error.js';
 import { countTokens } from '../../../../src/billing/tokenizer.js';
 import type { ChatCall, ChatRequestBody, ChatStreamEvent } from '../../../../src/providers/chat/chat-types.js';
 import { createLocalChat } from '../../../../src/providers/local/local-chat.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../../src/platform/errors/gateway-error.js';
 import type { ChatCall, ChatRequestBody, ChatStreamEvent } from '../../../../src/providers/chat/chat-types.js';
 import { createOpenAiChat } from '../../../../src/providers/openai/openai-chat.js';
 import { bytes, memoryUpstream, randomSplits, splitAt, type CannedResponse } from '../../../fixtures/chat/memory-upstream.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../../src/platform/errors/gateway-error.js';
 import { fromOpenAiEmbeddings } from '../../../../src/providers/openai/openai-embeddings-response.js';
 import { toOpenAiEmbeddingsRequest } from '../../../../src/providers/openai/openai-embeddings.js';
 import { base64Vector } from '../../../../src/embeddings/embeddings-wire.js';

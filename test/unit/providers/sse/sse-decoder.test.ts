@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../../src/platform/errors/gateway-error.js';
 import { decodeSse, parseSseJson, type SseEvent } from '../../../../src/providers/sse/sse-decoder.js';
 
 async function* chunks(parts: Uint8Array[]): AsyncGenerator<Uint8Array> {

@@ -1,0 +1,37 @@
+import type { KeyDoc, SharedLimits } from '../accounts/keys/key-types.js';
+import { SPEND_MIRRORS, type CapName } from '../billing/spend-windows.js';
+
+/** Every limit an admission checks for one request, in the scripts' orders. */
+export interface AdmitLimits {
+  /** Spend caps in SPEND_MIRRORS' order (undefined: none). */
+  readonly caps: ReadonlyArray<bigint | undefined>;
+  /** Tokens-per-minute limits: account, key, end user (undefined: none). */
+  readonly tpm: readonly [number | undefined, number | undefined, number | undefined];
+  /** The end user's tag ('' when the request names none). */
+  readonly endUser: string;
+}
+
+/**
+ * The limits that apply to a request of `key` under an account with `account` limits, for
+ * the end user tagged `endUser` (if any). End-user limits apply only to a named end user.
+ */
+export function admitLimits(key: KeyDoc, account: SharedLimits, endUser: string | undefined): AdmitLimits {
+  const user = endUser === undefined ? undefined : key.limits.end_user_limits;
+  const keyCaps = key.limits.spend_cap ?? {};
+  const caps = SPEND_MIRRORS.map((m) => {
+    if (m.scope === 'key') return keyCaps[m.window];
+    if (m.window === 'lifetime') return undefined;
+    return (m.scope === 'account' ? account : user)?.spend_cap?.[m.window];
+  });
+  return { caps, tpm: [account.tpm, key.limits.tpm, user?.tpm], endUser: endUser ?? '' };
+}
+
+/** The cap of a mirror in these limits. */
+export function capOf(limits: AdmitLimits, name: CapName): bigint {
+  return limits.caps[SPEND_MIRRORS.findIndex((m) => m.name === name)] ?? 0n;
+}
+
+/** Whether any tokens-per-minute limit applies. */
+export function countsTokens(limits: AdmitLimits): boolean {
+  return limits.tpm.some((t) => t !== undefined);
+}

@@ -1,0 +1,76 @@
+import type { MongoClient } from 'mongodb';
+import { bucketOwner, periodOf, spendMirror, type MirrorName } from '../billing/spend-windows.js';
+import type { AccountCollections } from '../accounts/account-collection.js';
+import type { KeyCollections } from '../accounts/keys/key-collections.js';
+import type { LedgerCollections } from '../ledger/ledger-collection.js';
+
+export type { MirrorName } from '../billing/spend-windows.js';
+
+/** MongoDB figures and the charges they contain, read at one point in time. */
+export interface MirrorSnapshot {
+  readonly figures: ReadonlyMap<MirrorName, bigint>;
+  /** Ids of the account's charges since the window start, plus the checked ids that exist. */
+  readonly chargeIds: readonly string[];
+}
+
+/** What to read: the mirrors, whose they are, and which charges to report. */
+export interface SnapshotQuery {
+  readonly names: readonly MirrorName[];
+  readonly accountId: string;
+  readonly keyId: string;
+  /** The end user's tag, for the end-user mirrors. */
+  readonly endUser?: string | undefined;
+  /** Decides the day, week and month spend periods. */
+  readonly at: Date;
+  /** Charges created from here on are listed. */
+  readonly since: Date;
+  /** Further request ids to look up whatever their age. */
+  readonly checkIds: readonly string[];
+}
+
+/**
+ * Reads mirror figures together with the ids of the charges they already contain, in one
+ * snapshot transaction: a charge is either in both the figures and the ids, or in neither.
+ */
+export async function readMirrorSnapshot(client: MongoClient, c: AccountCollections & KeyCollections & LedgerCollections, q: SnapshotQuery): Promise<MirrorSnapshot> {
+  const session = client.startSession();
+  try {
+    // A plain read-only transaction, not withTransaction: no retry loop that could stall
+    // admission for long while MongoDB is unreachable (the caller fails and retries instead).
+    session.startTransaction({ readConcern: { level: 'snapshot' } });
+    const figures = new Map<MirrorName, bigint>();
+    for (const name of q.names) figures.set(name, await readFigure(c, name, q, session));
+    const recent = [{ created_at: { $gte: q.since } }, ...(q.checkIds.length > 0 ? [{ _id: { $in: [...q.checkIds] } }] : [])];
+    const docs = await c.ledger.find({ account_id: q.accountId, kind: 'charge', $or: recent }, { session, projection: { _id: 1 } }).toArray();
+    await session.commitTransaction();
+    return { figures, chargeIds: docs.map((d) => d._id) };
+  } finally {
+    if (session.inTransaction()) await session.abortTransaction().catch(() => undefined);
+    await session.endSession();
+  }
+}
+
+type Session = ReturnType<MongoClient['startSession']>;
+
+async function readFigure(c: AccountCollections & KeyCollections & LedgerCollections, name: MirrorName, q: SnapshotQuery, session: Session): Promise<bigint> {
+  switch (name) {
+    case 'balance': {
+      const account = await c.accounts.findOne({ _id: q.accountId }, { session, projection: { balance: 1 } });
+      return account?.balance ?? 0n;
+    }
+    case 'lifetime': {
+      const key = await c.keys.findOne({ _id: q.keyId }, { session, projection: { spend: 1 } });
+      return key?.spend ?? 0n;
+    }
+    default: {
+      const m = spendMirror(name);
+      if (!m || m.window === 'lifetime') throw new Error(`no MongoDB figure for mirror ${name}`);
+      return readPeriod(c, `${bucketOwner(m.scope, q)}:${periodOf(m.window, q.at)}`, session);
+    }
+  }
+}
+
+async function readPeriod(c: AccountCollections & KeyCollections & LedgerCollections, id: string, session: Session): Promise<bigint> {
+  const doc = await c.keySpend.findOne({ _id: id }, { session, projection: { amount: 1 } });
+  return doc?.amount ?? 0n;
+}

@@ -1,0 +1,93 @@
+import type { MongoClient } from 'mongodb';
+import type { Redis } from '../platform/redis/redis.js';
+import type { AdmissionKeys } from './admission-keys.js';
+import { readMirrorSnapshot, type MirrorName } from './mirror-snapshot.js';
+import { runScript } from './lua-commands.js';
+import type { AccountCollections } from '../accounts/account-collection.js';
+import type { KeyCollections } from '../accounts/keys/key-collections.js';
+import type { LedgerCollections } from '../ledger/ledger-collection.js';
+import { mirrorScriptKeys, spendMirrorKey } from './script-keys.js';
+import { spendMirror } from '../billing/spend-windows.js';
+
+export type { MirrorName } from './mirror-snapshot.js';
+
+/** How long a mirror lives before it is re-read from MongoDB (the ledger is the truth). */
+export const MIRROR_TTL_MS = 120_000;
+/** How long an invalidation is remembered (far longer than any rebuild takes). */
+const VERSION_TTL_MS = 3_600_000;
+/** Reads of MongoDB per load before giving up (the caller's admission loop retries too). */
+const MAX_READS = 3;
+
+/** Whose mirrors to load, and when (the periods). */
+interface Who {
+  readonly accountId: string;
+  readonly keyId: string;
+  readonly at: Date;
+  readonly endUser: string | undefined;
+}
+
+/** Where a loader finds the stores and how far back a charge may still be settling. */
+export interface MirrorLoaderDeps {
+  readonly redis: Redis;
+  readonly client: MongoClient;
+  readonly c: AccountCollections & KeyCollections & LedgerCollections;
+  readonly keys: AdmissionKeys;
+  /** Longest time from a charge's `created_at` to its FINISH (the hold TTL bounds it). */
+  readonly settleWindowMs: number;
+  /** Reads MongoDB (defaults to readMirrorSnapshot; tests pause it to force interleavings). */
+  readonly readSnapshot?: typeof readMirrorSnapshot;
+}
+
+/**
+ * Rebuilds Redis mirrors of MongoDB figures (account balance, key spend per period) exactly:
+ * the figures and the ids of the charges they contain come from one MongoDB snapshot, and
+ * the load-mirror script reconciles them with charges that settled in Redis around that read, so a charge
+ * is counted once whether its FINISH ran before, during or after the rebuild.
+ */
+export class MirrorLoader {
+  constructor(private readonly d: MirrorLoaderDeps) {}
+
+  /**
+   * Loads the named mirrors of an account and key (and end user, by tag) for the periods of
+   * `at` (if still missing).
+   */
+  async load(names: readonly MirrorName[], accountId: string, keyId: string, at: Date, endUser?: string): Promise<void> {
+    let todo = [...names];
+    for (let read = 0; read < MAX_READS && todo.length > 0; read++) todo = await this.loadOnce(todo, { accountId, keyId, at, endUser });
+  }
+
+  /** Drops an account's balance mirror; the next request rebuilds it from MongoDB. */
+  async invalidateBalance(accountId: string): Promise<void> {
+    const mirror = this.d.keys.balance(accountId);
+    const [, , , version] = mirrorScriptKeys(this.d.keys, mirror);
+    await runScript(this.d.redis, 'invalidate-mirror', [mirror, version as string], [VERSION_TTL_MS]);
+  }
+
+  /** One MongoDB read for the given mirrors; returns those that must be read again. */
+  private async loadOnce(names: MirrorName[], who: Who): Promise<MirrorName[]> {
+    const { keys, redis } = this.d;
+    const { accountId, keyId, at, endUser } = who;
+    const mirrors = names.map((name) => this.mirrorKey(name, who));
+    const versions = await Promise.all(mirrors.map((m) => redis.get(keys.mirrorVersion(m))));
+    const pending = await Promise.all(mirrors.map((m) => redis.hkeys(keys.unapplied(m))));
+    const checkIds = [...new Set(pending.flat())];
+    const since = new Date(at.getTime() - this.d.settleWindowMs);
+    const snap = await (this.d.readSnapshot ?? readMirrorSnapshot)(this.d.client, this.d.c, { names, accountId, keyId, endUser, at, since, checkIds });
+    const again: MirrorName[] = [];
+    for (const [i, name] of names.entries()) {
+      const m = mirrors[i] as string;
+      const figure = snap.figures.get(name) ?? 0n;
+      const args = [figure.toString(), MIRROR_TTL_MS, versions[i] ?? '0', since.getTime(), checkIds.length, ...checkIds, ...snap.chargeIds];
+      const reply = await runScript(redis, 'load-mirror', mirrorScriptKeys(keys, m), args);
+      if (reply === 'stale' || reply === 'retry') again.push(name);
+    }
+    return again;
+  }
+
+  private mirrorKey(name: MirrorName, who: Who): string {
+    if (name === 'balance') return this.d.keys.balance(who.accountId);
+    const m = spendMirror(name);
+    if (!m) throw new Error(`unknown mirror ${name}`);
+    return spendMirrorKey(this.d.keys, { ...who, requestId: '' }, m);
+  }
+}

@@ -1,0 +1,48 @@
+import { inSpan } from '../platform/tracing/tracing.js';
+import type { Admission, AdmissionTicket } from './admission-types.js';
+import type { DraftLookup, RecordDraft } from '../ledger/records/record-draft.js';
+
+function recordingTicket(ticket: AdmissionTicket, draft: RecordDraft): AdmissionTicket {
+  return {
+    requestId: ticket.requestId,
+    held: ticket.held,
+    async settle(cost, units, priced, detail) {
+      const outcome = await inSpan('ledger.commit', { 'farebox.request_id': ticket.requestId }, () => ticket.settle(cost, units, priced, detail));
+      draft.settled(outcome, units, detail?.tokenSource);
+      return outcome;
+    },
+    release: (charged) => ticket.release(charged),
+    ...(ticket.freeStreamSlot === undefined ? {} : { freeStreamSlot: () => ticket.freeStreamSlot?.() ?? Promise.resolve() }),
+  };
+}
+
+/**
+ * The same admission, except that `admit` tells the request's draft which model and provider
+ * serve it, takes the end user the request names from it, and wraps the ticket so the durable
+ * charge lands in the draft too. Every front
+ * (chat, Responses, Messages, images, OCR) admits and settles through a ticket, so this one
+ * seam sees them all without the services knowing about records. Other members pass through.
+ */
+export function recordingAdmission<A extends Admission>(inner: A, drafts: DraftLookup): A {
+  const admit: Admission['admit'] = async (request) => {
+    const draft = drafts.draft(request.requestId);
+    draft?.admitted(request.model.id, request.model.doc.provider, request.stream);
+    // The end user comes from the request as the client sent it (header or body field).
+    const named = request.endUser === undefined ? draft?.endUserSource() : undefined;
+    if (draft && named?.id !== undefined) draft.endUser = named.id;
+    const admitted = named === undefined ? request : { ...request, endUser: named.id, endUserParam: named.param };
+    const ticket = await inSpan('admission', { 'farebox.request_id': request.requestId, 'gen_ai.request.model': request.model.id }, () => inner.admit(admitted));
+    return draft === undefined ? ticket : recordingTicket(ticket, draft);
+  };
+  const bound = new Map<PropertyKey, unknown>();
+  return new Proxy(inner, {
+    get(target, prop) {
+      if (prop === 'admit') return admit;
+      const value: unknown = Reflect.get(target, prop);
+      if (typeof value !== 'function') return value;
+      // Bound once per member, not on every access (admission is called on every request).
+      if (!bound.has(prop)) bound.set(prop, value.bind(target));
+      return bound.get(prop);
+    },
+  });
+}

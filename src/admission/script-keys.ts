@@ -1,0 +1,65 @@
+import type { AdmissionKeys } from './admission-keys.js';
+import type { ScriptName } from './lua-commands.js';
+import { bucketOwner, periodOf, SPEND_MIRRORS, type SpendMirror } from '../billing/spend-windows.js';
+
+/** Whose admission state a script call touches. */
+export interface KeyScope {
+  readonly accountId: string;
+  readonly keyId: string;
+  /** The request whose hold or charge it is (FINISH's applied marker). */
+  readonly requestId: string;
+  /** The time the periods (day, week, month) are taken from. */
+  readonly at: Date;
+  /** The end user's tag (see `endUserTag`), when the request names one. */
+  readonly endUser?: string | undefined;
+}
+
+/** The Redis key of one spend mirror of a scope. */
+export function spendMirrorKey(k: AdmissionKeys, s: KeyScope, m: SpendMirror): string {
+  if (m.window === 'lifetime') return k.spendLifetime(s.accountId, s.keyId);
+  return k.spendOf(s.accountId, bucketOwner(m.scope, s), periodOf(m.window, s.at));
+}
+
+/** The mirrors of one scope: the balance, then every spend mirror in SPEND_MIRRORS' order. */
+export function mirrorsOf(k: AdmissionKeys, s: KeyScope): string[] {
+  return [k.balance(s.accountId), ...SPEND_MIRRORS.map((m) => spendMirrorKey(k, s, m))];
+}
+
+function holdKeys(k: AdmissionKeys, a: string): string[] {
+  return [k.holds(a), k.holdInfo(a), k.heldTotal(a), k.keyHeld(a)];
+}
+
+/** The rate keys of a scope: key log, account log, account day counter, end-user log. */
+export function rateKeys(k: AdmissionKeys, s: KeyScope): [string, string, string, string] {
+  return [k.keyRequests(s.accountId, s.keyId), k.accountRequests(s.accountId), k.accountDay(s.accountId, s.at), k.endUserRequests(s.accountId, s.keyId, s.endUser ?? '-')];
+}
+
+/** The KEYS of a mirror's LOAD_MIRROR (and, first two of INVALIDATE_MIRROR: mirror, version). */
+export function mirrorScriptKeys(k: AdmissionKeys, mirror: string): string[] {
+  return [mirror, k.unapplied(mirror), k.baked(mirror), k.mirrorVersion(mirror)];
+}
+
+/**
+ * The KEYS each admission script declares, in its order (see the KEYS line of each
+ * `src/admission/lua/<name>-<n>.lua`). Everything but EPOCH lives under the account's hash tag,
+ * so a script call touches one Redis Cluster slot; EPOCH touches only its own record.
+ */
+export const SCRIPT_KEYS: Readonly<Record<ScriptName, (k: AdmissionKeys, s: KeyScope) => string[]>> = {
+  admit: (k, s) => {
+    const [bal, ...spend] = mirrorsOf(k, s);
+    const a = s.accountId;
+    return [bal as string, ...holdKeys(k, a), k.streams(a, s.keyId), ...rateKeys(k, s), k.tokens(a), k.tokenInfo(a), ...spend];
+  },
+  finish: (k, s) => {
+    const mirrors = mirrorsOf(k, s);
+    const a = s.accountId;
+    const tail = [k.applied(a, s.requestId), ...mirrors.map((m) => k.unapplied(m)), ...mirrors.map((m) => k.baked(m))];
+    return [...mirrors, ...holdKeys(k, a), k.streams(a, s.keyId), k.tokens(a), k.tokenInfo(a), ...tail];
+  },
+  rate: (k, s) => rateKeys(k, s),
+  live: (k, s) => [...holdKeys(k, s.accountId), ...rateKeys(k, s).filter((_, i) => i !== 2), k.tokens(s.accountId), k.tokenInfo(s.accountId)],
+  'load-mirror': (k, s) => mirrorScriptKeys(k, k.balance(s.accountId)),
+  'invalidate-mirror': (k, s) => mirrorScriptKeys(k, k.balance(s.accountId)).filter((_, i) => i === 0 || i === 3),
+  epoch: (k) => [k.epoch()],
+  place: (k, s) => [...holdKeys(k, s.accountId), k.streams(s.accountId, s.keyId)],
+};

@@ -1,0 +1,53 @@
+import type { BilledUnits } from '../../billing/pricing.js';
+import { formatUsd } from '../../billing/money.js';
+import type { TokenSource } from '../../billing/token-source.js';
+import type { CatalogModel } from '../../catalog/model-types.js';
+import type { ChargeOutcome } from '../ledger-writer.js';
+import type { Receipt } from './receipt-types.js';
+
+/** What a settled request contributes to its receipt. */
+export interface ReceiptFacts {
+  requestId: string;
+  accountId: string;
+  keyId: string;
+  model: CatalogModel;
+  endpoint: string;
+  provider: string | null;
+  units: BilledUnits;
+  charge: ChargeOutcome;
+  tokenSource: TokenSource;
+  /** HTTP status sent (499: the client left before an answer). */
+  status: number;
+  /** Error code of a failure inside a stream that had answered 200. */
+  failure: string | undefined;
+  settledAt: Date;
+}
+
+/** How the request ended, in the receipt's terms. */
+function outcomeOf(status: number, failure: string | undefined): string {
+  if (failure !== undefined) return `failed:${failure}`;
+  if (status === 499) return 'client_gone';
+  return status < 400 ? 'completed' : `failed:${status}`;
+}
+
+/** The receipt of a charged request (unsigned). */
+export function buildReceipt(f: ReceiptFacts): Receipt {
+  return {
+    version: 1,
+    request_id: f.requestId,
+    account_id: f.accountId,
+    key_id: f.keyId,
+    model: f.model.id,
+    route: { endpoint: f.endpoint, provider: f.provider },
+    price_version: f.charge.priceVersion ?? f.model.priceVersion,
+    cost_details: f.charge.lines ?? [],
+    cost_usd: formatUsd(f.charge.cost),
+    charged_usd: formatUsd(f.charge.charged),
+    absorbed_usd: formatUsd(f.charge.absorbed),
+    token_source: f.tokenSource,
+    outcome: outcomeOf(f.status, f.failure),
+    time: f.settledAt.toISOString(),
+    prev_ledger_hash: f.charge.prevHash ?? null,
+    ledger_hash: f.charge.hash ?? null,
+  };
+}

@@ -1,0 +1,51 @@
+import { toUsdNumber } from '../../billing/money.js';
+import { createdWithin, type TimeRange } from './record-filters.js';
+import type { LedgerCollections } from '../ledger-collection.js';
+
+/** Spend and volume of one model on one UTC day. */
+export interface UsageRow {
+  date: string;
+  model: string | null;
+  requests: number;
+  cost_usd: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+const sumOf = (fields: string[]) => ({ $sum: { $add: fields.map((f) => ({ $ifNull: [`$units.${f}`, 0] })) } });
+
+/** A group's integer total as it comes back (int32, int64 as bigint, or double). */
+function toInt(value: unknown): number {
+  return typeof value === 'bigint' ? Number(value) : typeof value === 'number' ? value : 0;
+}
+
+/**
+ * Usage per UTC day and model, from the ledger's charges (the money of record): requests
+ * billed, their metered cost and the tokens they billed. One aggregation, grouped in MongoDB.
+ */
+export async function usageByDay(c: LedgerCollections, range: TimeRange, accountId?: string): Promise<UsageRow[]> {
+  const match = { kind: 'charge', ...(accountId === undefined ? {} : { account_id: accountId }), ...createdWithin(range) };
+  const groups = await c.ledger
+    .aggregate<{ _id: { date: string; model: string | null }; requests: unknown; cost: unknown; input: unknown; output: unknown }>([
+      { $match: match },
+      {
+        $group: {
+          _id: { date: { $dateToString: { format: '%Y-%m-%d', date: '$created_at', timezone: 'UTC' } }, model: '$model' },
+          requests: { $sum: 1 },
+          cost: { $sum: '$cost' },
+          input: sumOf(['prompt', 'text_input', 'image_input']),
+          output: sumOf(['completion', 'image_output']),
+        },
+      },
+      { $sort: { '_id.date': 1, '_id.model': 1 } },
+    ])
+    .toArray();
+  return groups.map((g) => ({
+    date: g._id.date,
+    model: g._id.model,
+    requests: toInt(g.requests),
+    cost_usd: toUsdNumber(typeof g.cost === 'bigint' ? g.cost : BigInt(toInt(g.cost))),
+    input_tokens: toInt(g.input),
+    output_tokens: toInt(g.output),
+  }));
+}

@@ -1,0 +1,43 @@
+import type { Db } from 'mongodb';
+import { accountCollections, ensureAccountIndexes, type AccountCollections } from '../../accounts/account-collection.js';
+import { ensureIdempotencyIndexes, idempotencyCollections, type IdempotencyCollections } from '../idempotency/idempotency-collection.js';
+import { modelCollections, type ModelCollections } from '../../catalog/model-collection.js';
+import { ensureKeyIndexes, keyCollections, type KeyCollections } from '../../accounts/keys/key-collections.js';
+import { ensureLedgerIndexes, ledgerCollections, type LedgerCollections } from '../../ledger/ledger-collection.js';
+import { recordCollections, type RecordCollections } from '../../ledger/records/record-collection.js';
+import { DEFAULT_RECORD_RETENTION_DAYS, ensureRecordIndexes } from '../../ledger/records/record-indexes.js';
+import { ensureWebhookIndexes, webhookCollections, type WebhookCollections } from '../../webhooks/webhook-collections.js';
+
+/**
+ * Typed handles on every collection, each domain's own put together. A module takes only the
+ * part it uses (`KeyCollections`, `LedgerCollections`, ...), so domains never import this file.
+ */
+export type Collections = AccountCollections & KeyCollections & ModelCollections & LedgerCollections & RecordCollections & IdempotencyCollections & WebhookCollections;
+
+/** Returns typed collection handles for a database. */
+export function collections(db: Db): Collections {
+  return { ...accountCollections(db), ...keyCollections(db), ...modelCollections(db), ...ledgerCollections(db), ...recordCollections(db), ...idempotencyCollections(db), ...webhookCollections(db) };
+}
+
+/** Settings that shape indexes. */
+export interface IndexOptions {
+  /** Days request records are kept (TTL index). */
+  requestRecordRetentionDays?: number;
+}
+
+/**
+ * Creates the collections and the indexes the gateway relies on (idempotent; run by the
+ * release step). One at a time on purpose: creating the same new collection from concurrent
+ * operations crashes some mongod builds (seen with 7.0 under Wine), and this is not a hot path.
+ */
+export async function ensureIndexes(db: Db, options: IndexOptions = {}): Promise<void> {
+  const c = collections(db);
+  const existing = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((x) => x.name));
+  for (const { collectionName } of Object.values(c)) if (!existing.has(collectionName)) await db.createCollection(collectionName);
+  await ensureAccountIndexes(c);
+  await ensureKeyIndexes(c);
+  await ensureLedgerIndexes(c);
+  await ensureIdempotencyIndexes(c);
+  await ensureWebhookIndexes(c);
+  await ensureRecordIndexes(db, c.requestRecords, options.requestRecordRetentionDays ?? DEFAULT_RECORD_RETENTION_DAYS);
+}

@@ -1,0 +1,17 @@
+import { readFile } from 'node:fs/promises';
+import type { Db } from 'mongodb';
+import { z } from 'zod';
+import { CatalogRepository } from '../../catalog/catalog-repository.js';
+import { seedModelSchema } from '../../catalog/model-schema.js';
+import { collections, ensureIndexes, type IndexOptions } from './collections.js';
+
+/**
+ * What the release step does: collections and indexes, then the seed catalog. Idempotent,
+ * so it runs on every deploy (and before every test database is used).
+ */
+export async function prepareDatabase(db: Db, catalogFile: string, options: IndexOptions = {}): Promise<{ models: number; changed: number }> {
+  await ensureIndexes(db, options);
+  const seed = z.array(seedModelSchema).parse(JSON.parse(await readFile(catalogFile, 'utf8')));
+  const changed = await new CatalogRepository(collections(db).models).sync(seed);
+  return { models: seed.length, changed };
+}

@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runScript } from '../../../src/admission/lua-commands.js';
+import { createRedis, waitReady, type Redis } from '../../../src/platform/redis/redis.js';
+import { testRedisUrl, uniqueName } from '../../setup/test-context.js';
+
+let redis: Redis;
+const prefix = uniqueName('lua');
+
+beforeAll(async () => {
+  redis = createRedis(testRedisUrl(), prefix);
+  await waitReady(redis);
+});
+afterAll(async () => {
+  const keys = await redis.keys(`*${prefix}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  redis.disconnect();
+});
+
+describe('Lua scripts registered as commands', () => {
+  it('expands includes: the live script purges an expired hold out of the account, key and end-user totals', async () => {
+    const names = ['holds', 'info', 'held', 'kheld', 'klog', 'alog', 'ulog', 'tpm', 'tpminfo'].map((k) => `{${prefix}}:${k}`);
+    const [holds, info, held, kheld] = names as [string, string, string, string];
+    await redis.zadd(holds, 1_000, 'req_1', 10_000, 'req_2');
+    await redis.hset(info, 'req_1', '500:key_1|eu1', 'req_2', '300:key_1');
+    await redis.set(held, '800');
+    await redis.hset(kheld, 'key_1', '800', 'key_1|eu1', '500');
+    const reply = await runScript(redis, 'live', names, [2_000, 'key_1', 60_000, 'eu1']);
+    // key held, key requests, account requests, account held, end-user held, requests, tokens ×3
+    expect(reply).toEqual(['300', 0, 0, '300', '0', 0, '0', '0', '0']);
+    expect(await redis.get(held)).toBe('300');
+    expect(await redis.hget(kheld, 'key_1|eu1')).toBeNull();
+    expect(await redis.zcard(holds)).toBe(1);
+  });
+
+  it('still runs after Redis dropped its script cache (SCRIPT FLUSH)', async () => {
+    const [mirror, version] = [`{${prefix}}:mirror`, `{${prefix}}:version`];
+    await redis.set(mirror, '7');
+    expect(await runScript(redis, 'invalidate-mirror', [mirror, version], [60_000])).toBe(1);
+    await redis.script('FLUSH');
+    await redis.set(mirror, '8');
+    expect(await runScript(redis, 'invalidate-mirror', [mirror, version], [60_000])).toBe(1);
+    expect(await redis.exists(mirror)).toBe(0);
+    expect(await redis.get(version)).toBe('2');
+  });
+
+  it('refuses a call with the wrong number of keys instead of shifting arguments into keys', () => {
+    expect(() => runScript(redis, 'invalidate-mirror', ['only-one'], [60_000])).toThrow(/takes 2 keys/);
+  });
+});
