@@ -13,7 +13,7 @@ const CHECKED = /test\/(e2e|integration\/(chat|queue|foundation|embeddings))\//;
  * (src/http/openapi): the operator API, keys, records, usage, receipts, quote, ledger, console
  * session and limit tests.
  */
-const FAREBOX_CHECKED = /test\/integration\/(foundation|requests|quote|ledger|console|openapi|limits\/(window-limits|end-user-limits|spend-caps|rate-limits))[/.]/;
+const FAREBOX_CHECKED = /test\/integration\/(foundation|ledger|quote|console|openapi|admission\/(window-limits|end-user-limits|spend-caps|rate-limits))[/.]/;
 
 // After each test file: every JSON body and stream chunk the shared helpers received from a
 // gateway is validated (see test/helpers/spec-recorder.ts for the route → schema table, and

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newSigningKeyPem } from '../../../src/receipts/receipt-keys.js';
+import { newSigningKeyPem } from '../../../src/ledger/receipts/receipt-keys.js';
 import { adminClient, call } from '../../helpers/admin-client.js';
 import { fareboxSchemaFor, fareboxSpecProblems, templateFor } from '../../helpers/farebox-spec.js';
 import { answeredDocuments, type RecordedDocument } from '../../helpers/spec-recorder.js';
 import { startTestGateway, testEnv, TEST_ADMIN_TOKEN, type TestGateway } from '../../helpers/test-gateway.js';
 import { chat, fundedKey, type FundedKey } from '../chat/chat-client.js';
-import { waitRecord } from '../requests/records-client.js';
+import { waitRecord } from '../ledger/records/records-client.js';
 
 let gw: TestGateway;
 let owner: FundedKey;

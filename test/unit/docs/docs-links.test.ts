@@ -36,6 +36,17 @@ describe('README and docs/', () => {
     expect(broken).toEqual([]);
   });
 
+  it('name only repository paths that exist', () => {
+    const missing: string[] = [];
+    for (const page of PAGES) {
+      const text = readFileSync(join(ROOT, page), 'utf8');
+      for (const [, path] of text.matchAll(/`((?:src|test|scripts|workers|docs)\/[A-Za-z0-9_./-]*)`/g)) {
+        if (path !== undefined && !existsSync(join(ROOT, path))) missing.push(`${page}: ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
   it('name only npm scripts that package.json has, and keep the two quick-start commands', () => {
     const scripts = Object.keys((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts);
     const named = PAGES.flatMap((page) => [...readFileSync(join(ROOT, page), 'utf8').matchAll(/npm run ([a-z:-]+)/g)].map((m) => m[1] ?? ''));
