@@ -34,7 +34,7 @@ export function stealCell(steal: StealRecord | null): string {
 
 const HEADER = ['scenario', 'floor', 'Farebox', 'Portkey', 'Farebox÷floor', 'Farebox÷Portkey', 'target', 'met', 'steal'];
 
-/** The report as a plain-text table (the shape the README's Performance table has). */
+/** The report as a plain-text table (the shape the table in docs/performance.md has). */
 export function formatTable(rows: readonly ReportRow[]): string {
   const body = rows.map((row) => [
     row.scenario,

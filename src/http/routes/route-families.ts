@@ -27,6 +27,7 @@ import { receiptsRoutes } from './receipts/receipts-routes.js';
 import { requestsRoutes } from './requests/requests-routes.js';
 import { responsesRoutes } from './responses/responses-routes.js';
 import { webhookRoutes } from './webhooks/webhook-family.js';
+import { openApiRoutes } from '../openapi/openapi-routes.js';
 
 /** Everything a route family may take: the process's deps plus what only the web process has. */
 export interface RouteFamilyDeps extends Deps {
@@ -59,6 +60,7 @@ function queued(deps: RouteFamilyDeps): (QueuedServiceDeps & RouteFamilyDeps & {
  */
 export const ROUTE_FAMILIES: readonly RouteFamily[] = [
   { name: 'health', mount: (deps) => healthRoutes(deps) },
+  { name: 'openapi', mount: () => openApiRoutes() },
   { name: 'models', mount: (deps) => modelsRoutes(deps.catalog, deps.providers) },
   { name: 'account', mount: (deps) => accountRoutes(deps, deps.liveUsage ?? ((key, endUser) => deps.admission.liveUsage(key, endUser))) },
   { name: 'keys management', mount: (deps) => managementRoutes(deps) },

@@ -5,7 +5,7 @@ import { fundedKey } from './chat-client.js';
 import { chargeOf, heldTotal, holdOf, openStream, type OpenStream } from './settlement-stream.js';
 
 /**
- * One test per row of the settlement policy (README, "Settlement policy"): where the billed
+ * One test per row of the settlement policy (docs/money-and-holds.md, "Settlement policy"): where the billed
  * counts come from for each way a request can end. Upstreams replay recorded vendor streams,
  * or streams written in OpenAI's wire format, held where the row needs the gateway to wait.
  * Every row checks the charge against the request's hold, read from Redis while it is open.

@@ -73,7 +73,7 @@ describe('bench report rows', () => {
     expect(r.note).toBe('3 jobs failed');
   });
 
-  it('prints the README table shape', () => {
+  it('prints the table shape of docs/performance.md', () => {
     const table = formatTable(buildReport([m({ id: 't', scenario: 'chat max throughput (1 core)', unit: 'req/s', floor: 5000, farebox: 3000, portkey: 1500, target: TARGETS.throughput })]));
     const [header, , line] = table.split('\n');
     expect(header?.split('|').map((c) => c.trim())).toEqual(['scenario', 'floor', 'Farebox', 'Portkey', 'Farebox÷floor', 'Farebox÷Portkey', 'target', 'met', 'steal']);
