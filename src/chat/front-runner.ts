@@ -1,12 +1,13 @@
 import type { KeyDoc } from '../keys/key-types.js';
 import type { DeferredRate } from '../limits/deferred-rate.js';
+import { runRoutes } from '../routing/index.js';
 import { admitChat, type AdmittedChat } from './chat-admit.js';
 import { completeChat } from './chat-complete.js';
 import type { ChatFront, FrontPlan } from './chat-front.js';
-import { runRoutes } from './route-runner.js';
 import type { ChatServiceDeps } from './chat-service-deps.js';
 import { streamChat } from './chat-stream.js';
 import type { ClientChannel } from './client-channel.js';
+import { chatRoutes, onRoute, recordAttempts } from './route-attempt.js';
 import { upstreamSignal } from './upstream-signal.js';
 
 /** Who asks: the authenticated key, the request id, and a pending RPM check. */
@@ -38,7 +39,11 @@ async function runOnRoutes(deps: ChatServiceDeps, admitted: AdmittedChat, front:
     onLeave: stream ? () => void admitted.ticket.freeStreamSlot?.() : undefined,
   });
   try {
-    return await runRoutes(deps, admitted, upstream.signal, async (attempt) => runPlan(deps, attempt, await front.plan(attempt), channel, upstream.signal));
+    const request = { requestId: admitted.requestId, signal: upstream.signal, attempts: recordAttempts(deps, admitted.requestId) };
+    return await runRoutes(deps, chatRoutes(admitted), request, async (route, firstByte) => {
+      const attempt = onRoute(admitted, route, firstByte);
+      return runPlan(deps, attempt, await front.plan(attempt), channel, upstream.signal);
+    });
   } finally {
     upstream.dispose();
   }

@@ -74,7 +74,7 @@ async function runImages(
   const created = Math.floor(deps.clock().getTime() / 1000);
   const timeoutMs = deps.config.jobTimeoutMs;
   const data = { ...jobBase(requestId, key, model, timeoutMs), ...spec } as ImageGenerateJob | ImageEditJob;
-  const { result, cost } = await runMeteredJob(deps.jobs, ticket, { queue: 'images', data, inputs }, { timeoutMs, signal });
+  const { result, cost } = await runMeteredJob(deps.jobs, ticket, { queue: 'images', data, inputs, attempts: deps.requests?.draft(requestId) }, { timeoutMs, signal });
   return imagesResponse(created, result, cost);
 }
 

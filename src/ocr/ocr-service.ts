@@ -111,7 +111,7 @@ export async function recognizeDocument(deps: QueuedServiceDeps, caller: OcrCall
     options: request.options,
   };
   const inputs = [{ name: 'document', data: input.data }];
-  const { result, cost } = await runMeteredJob(deps.jobs, ticket, { queue: 'ocr', data, inputs }, { timeoutMs, signal });
+  const { result, cost } = await runMeteredJob(deps.jobs, ticket, { queue: 'ocr', data, inputs, attempts: deps.requests?.draft(requestId) }, { timeoutMs, signal });
   return {
     model: entry.id,
     pages: result.pages,

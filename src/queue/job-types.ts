@@ -2,6 +2,7 @@ import type { BilledUnits } from '../billing/pricing.js';
 import type { ModelKind, PriceKey } from '../catalog/model-types.js';
 import type { ImageGenerateCall, ImageUsage } from '../providers/images/image-types.js';
 import type { OcrOptions, OcrPage, OcrResult } from '../providers/ocr/ocr-types.js';
+import type { AttemptRecord } from '../requests/request-record-types.js';
 import type { QueueName } from './queue-names.js';
 
 /**
@@ -90,6 +91,8 @@ interface JobResultBase {
   cost: string;
   /** Index in `model.routes` of the route that answered, when the job had several. */
   route?: number;
+  /** Every route the worker tried or skipped, in order, for the request's record (absent from older workers). */
+  attempts?: AttemptRecord[];
 }
 
 /** Result of an `images` job. */

@@ -9,7 +9,7 @@ import { loadBlob, runJob, type JobWork, type ProcessorContext } from './job-run
 type ImagesJob = JobDataMap['images'];
 
 async function callProvider(ctx: ProcessorContext, data: ImagesJob, signal: AbortSignal): Promise<RoutedAnswer<ImageResult>> {
-  return onJobRoutes(data.model, ctx.log, (provider) => ctx.providers.images(provider), (images, route) => callRoute(ctx, data, images, route, signal), signal);
+  return onJobRoutes(data.model, ctx, (provider) => ctx.providers.images(provider), (images, route) => callRoute(ctx, data, images, route, signal), signal, data.requestId);
 }
 
 async function callRoute(ctx: ProcessorContext, data: ImagesJob, images: ImagesCapability, route: JobModel, signal: AbortSignal): Promise<ImageResult> {
@@ -43,7 +43,7 @@ export function imagesProcessor(ctx: ProcessorContext): (job: Job<ImagesJob>) =>
       const model = pricedModel(answer.route);
       const units = imageUnits(model, output.usage);
       const cost = costOf(model, units).toString();
-      const result: ImagesJobResult = { images: output.images, usage: output.usage, units, cost, ...(answer.index !== undefined ? { route: answer.index } : {}) };
+      const result: ImagesJobResult = { images: output.images, usage: output.usage, units, cost, ...(answer.index !== undefined ? { route: answer.index } : {}), attempts: answer.attempts };
       return { result, summary: { cost, units } };
     });
 }

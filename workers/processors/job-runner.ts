@@ -9,9 +9,10 @@ import type { QueueName } from '../../src/queue/queue-names.js';
 import type { ProviderRegistry } from '../../src/providers/registry.js';
 import type { ImageFile } from '../../src/providers/images/image-types.js';
 import { inRemoteSpan } from '../../src/tracing/tracing.js';
+import type { JobRouting } from './job-routes.js';
 
-/** What processors need. */
-export interface ProcessorContext {
+/** What processors need: the payload store, the job adapters, and the routes' failover policy. */
+export interface ProcessorContext extends JobRouting {
   readonly store: PayloadStore;
   readonly providers: Pick<ProviderRegistry, 'images' | 'ocr'>;
   readonly log: Logger;

@@ -20,12 +20,12 @@ export function ocrProcessor(ctx: ProcessorContext): (job: Job<OcrJob>) => Promi
       const document: OcrDocument =
         data.document.kind === 'pdf' ? { kind: 'pdf', data: file.data } : { kind: 'image', data: file.data, contentType: file.contentType };
       const recognize = (ocr: OcrCapability, route: JobModel) => ocr.recognize({ upstreamModel: route.upstreamModel, document, signal, ...(data.options ? { options: data.options } : {}) });
-      const answer = await onJobRoutes(data.model, ctx.log, (provider) => ctx.providers.ocr(provider), recognize, signal);
+      const answer = await onJobRoutes(data.model, ctx, (provider) => ctx.providers.ocr(provider), recognize, signal, data.requestId);
       const output = answer.value;
       const units = ocrUnits(output.usage.pagesProcessed);
       // Metered at the prices of the route that answered.
       const cost = costOf(pricedModel(answer.route), units).toString();
-      const result: OcrJobResult = { pages: output.pages, usage: output.usage, units, cost, ...(answer.index !== undefined ? { route: answer.index } : {}) };
+      const result: OcrJobResult = { pages: output.pages, usage: output.usage, units, cost, ...(answer.index !== undefined ? { route: answer.index } : {}), attempts: answer.attempts };
       return { result, summary: { cost, units } };
     });
 }
