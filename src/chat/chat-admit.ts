@@ -66,7 +66,7 @@ export async function admitChat(
   const first = routes[0] as AdmittedRoute;
   // Tokens per minute count the input held plus the output limit sent upstream (as OpenAI counts max_tokens).
   const tokens = worst.hold.promptTokens + worst.hold.completionTokens;
-  const ticket = await deps.admission.admit({ requestId, key, model: worst.model, estimate: worst.hold.estimate, fit: worst.hold.fit, worstLines: holdLinesWire(worst), stream: requested.stream === true, rate, tokens });
+  const ticket = await deps.admission.admit({ requestId, key, model: worst.model, authorized: worst.authorized, estimate: worst.hold.estimate, fit: worst.hold.fit, worstLines: holdLinesWire(worst), stream: requested.stream === true, rate, tokens });
   const meta = { id: completionId(requestId), created: Math.floor(deps.clock().getTime() / 1000), model: first.entryId };
   const { model: firstModel, providerId, chat, body, hold, promptTokens } = first;
   return { requestId, meta, body, model: firstModel, providerId, chat, ticket, hold, promptTokens, routes };
