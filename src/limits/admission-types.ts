@@ -47,7 +47,10 @@ export interface Authorization {
 
 /** What a settle knows beyond the units, for the request's record and receipt. */
 export interface SettleDetail {
-  tokenSource: TokenSource;
+  /** Where the token counts came from (absent: the upstream's usage). */
+  tokenSource?: TokenSource;
+  /** The billed lines when the caller already priced the units (a job's worker): charged as they are. */
+  lines?: CostLineWire[];
 }
 
 /** An admitted request: holds money (and maybe a stream slot) until settled or released. */

@@ -59,7 +59,7 @@ export async function runMeteredJob<Q extends QueueName>(
   const cost = BigInt(result.cost);
   // Billed lines and price version are those of the route that answered.
   const priced = result.route === undefined ? undefined : pricedModel(jobRouteModel(job.data.model, result.route));
-  const charge = await ticket.settle(cost, result.units, priced);
+  const charge = await ticket.settle(cost, result.units, priced, result.lines === undefined ? undefined : { lines: result.lines });
   void jobs.discard(job.data.requestId, inputNames).catch(() => undefined);
   // What was billed (never above the hold), which may be less than the job metered.
   return { result, cost: charge.cost, charge };

@@ -1,7 +1,6 @@
 import type { Job } from 'bullmq';
-import { costOf, imageUnits } from '../../src/billing/pricing.js';
 import type { ImageGenerateCall, ImageResult, ImagesCapability } from '../../src/providers/images/image-types.js';
-import { pricedModel } from '../../src/queue/job-model.js';
+import { imagePrice } from '../../src/queue/job-price.js';
 import type { ImagesJobResult, JobDataMap, JobModel, JobSummary } from '../../src/queue/job-types.js';
 import { onJobRoutes, type RoutedAnswer } from './job-routes.js';
 import { loadBlob, runJob, type JobWork, type ProcessorContext } from './job-runner.js';
@@ -39,11 +38,9 @@ export function imagesProcessor(ctx: ProcessorContext): (job: Job<ImagesJob>) =>
     runJob(job, ctx, async (signal): Promise<JobWork> => {
       const answer = await callProvider(ctx, job.data, signal);
       const output = answer.value;
-      // Metered at the prices of the route that answered.
-      const model = pricedModel(answer.route);
-      const units = imageUnits(model, output.usage);
-      const cost = costOf(model, units).toString();
-      const result: ImagesJobResult = { images: output.images, usage: output.usage, units, cost, ...(answer.index !== undefined ? { route: answer.index } : {}), attempts: answer.attempts };
+      // Metered at the prices of the route that answered, priced once: the web charges these lines.
+      const { units, cost, lines } = imagePrice(answer.route, output.usage);
+      const result: ImagesJobResult = { images: output.images, usage: output.usage, units, cost, lines, ...(answer.index !== undefined ? { route: answer.index } : {}), attempts: answer.attempts };
       return { result, summary: { cost, units } };
     });
 }

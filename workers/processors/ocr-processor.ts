@@ -1,7 +1,6 @@
 import type { Job } from 'bullmq';
-import { costOf, ocrUnits } from '../../src/billing/pricing.js';
 import type { OcrCapability, OcrDocument } from '../../src/providers/ocr/ocr-types.js';
-import { pricedModel } from '../../src/queue/job-model.js';
+import { ocrPrice } from '../../src/queue/job-price.js';
 import type { JobDataMap, JobModel, JobSummary, OcrJobResult } from '../../src/queue/job-types.js';
 import { onJobRoutes } from './job-routes.js';
 import { loadBlob, runJob, type JobWork, type ProcessorContext } from './job-runner.js';
@@ -22,10 +21,9 @@ export function ocrProcessor(ctx: ProcessorContext): (job: Job<OcrJob>) => Promi
       const recognize = (ocr: OcrCapability, route: JobModel) => ocr.recognize({ upstreamModel: route.upstreamModel, document, signal, ...(data.options ? { options: data.options } : {}) });
       const answer = await onJobRoutes(data.model, ctx, (provider) => ctx.providers.ocr(provider), recognize, signal, data.requestId);
       const output = answer.value;
-      const units = ocrUnits(output.usage.pagesProcessed);
-      // Metered at the prices of the route that answered.
-      const cost = costOf(pricedModel(answer.route), units).toString();
-      const result: OcrJobResult = { pages: output.pages, usage: output.usage, units, cost, ...(answer.index !== undefined ? { route: answer.index } : {}), attempts: answer.attempts };
+      // Metered at the prices of the route that answered, priced once: the web charges these lines.
+      const { units, cost, lines } = ocrPrice(answer.route, output.usage.pagesProcessed);
+      const result: OcrJobResult = { pages: output.pages, usage: output.usage, units, cost, lines, ...(answer.index !== undefined ? { route: answer.index } : {}), attempts: answer.attempts };
       return { result, summary: { cost, units } };
     });
 }
