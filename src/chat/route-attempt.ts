@@ -8,7 +8,7 @@ function attemptTicket(ticket: AdmissionTicket, route: AdmittedRoute): Admission
   return {
     requestId: ticket.requestId,
     held: ticket.held,
-    settle: (cost, units) => ticket.settle(cost, units, route.model),
+    settle: (cost, units, _priced, detail) => ticket.settle(cost, units, route.model, detail),
     // The request's hold must outlive a failed route, since the next one may answer; the
     // front runner releases it when the request ends (a no-op once settled).
     release: async () => undefined,
