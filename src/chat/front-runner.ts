@@ -1,13 +1,13 @@
 import type { KeyDoc } from '../keys/key-types.js';
 import type { DeferredRate } from '../limits/deferred-rate.js';
 import { runRoutes } from '../routing/index.js';
-import { admitChat, type AdmittedChat } from './chat-admit.js';
+import { admitChat, type AdmittedChat, type AdmittedRequest } from './chat-admit.js';
 import { completeChat } from './chat-complete.js';
 import type { ChatFront, FrontPlan } from './chat-front.js';
 import type { ChatServiceDeps } from './chat-service-deps.js';
 import { streamChat } from './chat-stream.js';
 import type { ClientChannel } from './client-channel.js';
-import { chatRoutes, onRoute, recordAttempts } from './route-attempt.js';
+import { attemptOn, recordAttempts } from './route-attempt.js';
 import { upstreamSignal } from './upstream-signal.js';
 
 /** Who asks: the authenticated key, the request id, and a pending RPM check. */
@@ -31,8 +31,9 @@ async function runPlan(deps: ChatServiceDeps, admitted: AdmittedChat, plan: Fron
 }
 
 /** Runs the front's plan on each route in turn until one answers (see runRoutes). */
-async function runOnRoutes(deps: ChatServiceDeps, admitted: AdmittedChat, front: ChatFront, channel: ClientChannel): Promise<unknown> {
-  const stream = admitted.body.stream === true;
+async function runOnRoutes(deps: ChatServiceDeps, admitted: AdmittedRequest, front: ChatFront, channel: ClientChannel): Promise<unknown> {
+  // Every route's body keeps the client's `stream`: the first one's says how the request runs.
+  const stream = admitted.routes[0]?.body.stream === true;
   const upstream = upstreamSignal(channel.signal, deps.requestTiming, stream, {
     graceReads: deps.graceReads,
     // The slot is the client's: gone with it. The hold is the money's: it stays until settled.
@@ -40,8 +41,8 @@ async function runOnRoutes(deps: ChatServiceDeps, admitted: AdmittedChat, front:
   });
   try {
     const request = { requestId: admitted.requestId, signal: upstream.signal, attempts: recordAttempts(deps, admitted.requestId) };
-    return await runRoutes(deps, chatRoutes(admitted), request, async (route, firstByte) => {
-      const attempt = onRoute(admitted, route, firstByte);
+    return await runRoutes(deps, admitted.routes, request, async (route, firstByte) => {
+      const attempt = attemptOn(admitted, route, firstByte);
       return runPlan(deps, attempt, await front.plan(attempt), channel, upstream.signal);
     });
   } finally {
@@ -57,7 +58,7 @@ async function runOnRoutes(deps: ChatServiceDeps, admitted: AdmittedChat, front:
  * it (a no-op once settled). Returns the non-streamed answer, or undefined once streamed.
  */
 export async function runChatFront(deps: ChatServiceDeps, request: FrontRequest, channel: ClientChannel, front: ChatFront): Promise<unknown> {
-  let admitted: AdmittedChat | undefined;
+  let admitted: AdmittedRequest | undefined;
   try {
     admitted = await admitChat(deps, request.key, request.requestId, front.chatBody, request.rate, front.holdInputs?.bind(front));
     return await runOnRoutes(deps, admitted, front, channel);

@@ -1,6 +1,6 @@
 import type { AdmissionTicket } from '../limits/admission-types.js';
-import { routeKey, type AttemptSink } from '../routing/index.js';
-import type { AdmittedChat, AdmittedRoute } from './chat-admit.js';
+import type { AttemptSink } from '../routing/index.js';
+import type { AdmittedChat, AdmittedRequest, AdmittedRoute } from './chat-admit.js';
 import type { ChatServiceDeps } from './chat-service-deps.js';
 
 /** The ticket a route sees: charges at the route's prices; releasing is left to the runner's caller. */
@@ -15,30 +15,10 @@ function attemptTicket(ticket: AdmissionTicket, route: AdmittedRoute): Admission
   };
 }
 
-/** The admitted request as it runs on one route. */
-export function onRoute(admitted: AdmittedChat, route: AdmittedRoute, firstByte: () => void): AdmittedChat {
-  return {
-    ...admitted,
-    meta: { ...admitted.meta, model: route.entryId, provider: route.providerId },
-    body: route.body,
-    model: route.model,
-    providerId: route.providerId,
-    chat: route.chat,
-    hold: route.hold,
-    promptTokens: route.promptTokens,
-    ticket: attemptTicket(admitted.ticket, route),
-    firstByte,
-  };
-}
-
-/** The routes an admitted request may take, in order (a request admitted with one route: that one). */
-export function chatRoutes(admitted: AdmittedChat): readonly AdmittedRoute[] {
-  if (admitted.routes !== undefined) return admitted.routes;
-  const { model, providerId, chat, body, hold, promptTokens } = admitted;
-  const upstreamModel = model.doc.upstream_model;
-  const key = routeKey(model.id, providerId, upstreamModel);
-  const route = { key, provider: providerId, upstreamModel, model };
-  return [{ entryId: admitted.meta.model, key, upstreamModel, route, model, providerId, chat, body, hold, promptTokens }];
+/** The admitted request on one route: the route, with the request's id, meta and a ticket at the route's prices. */
+export function attemptOn(request: AdmittedRequest, route: AdmittedRoute, firstByte: () => void): AdmittedChat {
+  const meta = { ...request.meta, model: route.entryId, provider: route.providerId };
+  return { ...route, requestId: request.requestId, meta, ticket: attemptTicket(request.ticket, route), firstByte };
 }
 
 /** The request's record draft as an attempt sink (looked up per line, as the draft may come late). */
