@@ -2,6 +2,7 @@ import type { AdmissionTicket } from '../limits/admission-types.js';
 import type { ChargeOutcome } from '../ledger/ledger-writer.js';
 import type { AttemptSink } from '../routing/index.js';
 import type { JobQueue, RunOptions } from './job-queue.js';
+import { FailedJobError } from './job-error.js';
 import { jobRouteModel, pricedModel } from './job-model.js';
 import type { JobDataMap, JobResultMap } from './job-types.js';
 import type { AttemptRecord } from '../requests/request-record-types.js';
@@ -51,6 +52,7 @@ export async function runMeteredJob<Q extends QueueName>(
     result = await jobs.run(job.queue, job.data, job.inputs, options);
     if (options.signal?.aborted) throw options.signal.reason ?? new Error('client disconnected');
   } catch (err) {
+    if (err instanceof FailedJobError) recordAttempts(job.attempts, err.attempts);
     await ticket.release();
     void jobs.discard(job.data.requestId, inputNames).catch(() => undefined);
     throw err;

@@ -2,13 +2,14 @@ import type { Job } from 'bullmq';
 import type { ImageGenerateCall, ImageResult, ImagesCapability } from '../../src/providers/images/image-types.js';
 import { imagePrice } from '../../src/queue/job-price.js';
 import type { ImagesJobResult, JobDataMap, JobModel, JobSummary } from '../../src/queue/job-types.js';
+import type { AttemptList } from '../../src/routing/index.js';
 import { onJobRoutes, type RoutedAnswer } from './job-routes.js';
 import { loadBlob, runJob, type JobWork, type ProcessorContext } from './job-runner.js';
 
 type ImagesJob = JobDataMap['images'];
 
-async function callProvider(ctx: ProcessorContext, data: ImagesJob, signal: AbortSignal): Promise<RoutedAnswer<ImageResult>> {
-  return onJobRoutes(data.model, ctx, (provider) => ctx.providers.images(provider), (images, route) => callRoute(ctx, data, images, route, signal), signal, data.requestId);
+async function callProvider(ctx: ProcessorContext, data: ImagesJob, signal: AbortSignal, attempts: AttemptList): Promise<RoutedAnswer<ImageResult>> {
+  return onJobRoutes(data.model, ctx, (provider) => ctx.providers.images(provider), (images, route) => callRoute(ctx, data, images, route, signal), signal, data.requestId, attempts);
 }
 
 async function callRoute(ctx: ProcessorContext, data: ImagesJob, images: ImagesCapability, route: JobModel, signal: AbortSignal): Promise<ImageResult> {
@@ -35,8 +36,8 @@ async function callRoute(ctx: ProcessorContext, data: ImagesJob, images: ImagesC
  */
 export function imagesProcessor(ctx: ProcessorContext): (job: Job<ImagesJob>) => Promise<JobSummary> {
   return (job) =>
-    runJob(job, ctx, async (signal): Promise<JobWork> => {
-      const answer = await callProvider(ctx, job.data, signal);
+    runJob(job, ctx, async (signal, attempts): Promise<JobWork> => {
+      const answer = await callProvider(ctx, job.data, signal, attempts);
       const output = answer.value;
       // Metered at the prices of the route that answered, priced once: the web charges these lines.
       const { units, cost, lines } = imagePrice(answer.route, output.usage);

@@ -57,8 +57,8 @@ function servingRoutes<C>(model: JobModel, lookup: (provider: string) => C): Arr
  * runRoutes): a route whose breaker is open or whose `Retry-After` has not passed is skipped;
  * a failure another route may not share (429, 5xx, 529, timeouts, resets, refused keys)
  * moves on to the next; anything else, or the last route's failure, is the job's. No output
- * was produced by a failed attempt, so nothing of it is metered. The attempts travel back to
- * the web in the job's result, for the request's record.
+ * was produced by a failed attempt, so nothing of it is metered. The attempts go into
+ * `attempts` and travel back to the web in the job's result or failure, for the request's record.
  */
 export async function onJobRoutes<C, T>(
   model: JobModel,
@@ -67,8 +67,8 @@ export async function onJobRoutes<C, T>(
   call: (capability: C, route: JobModel) => Promise<T>,
   signal: AbortSignal,
   requestId = '',
+  attempts: AttemptList = new AttemptList(),
 ): Promise<RoutedAnswer<T>> {
-  const attempts = new AttemptList();
   const request = { requestId, signal, attempts };
   return runRoutes(routing, servingRoutes(model, lookup), request, async (target, firstByte) => {
     let value: T;

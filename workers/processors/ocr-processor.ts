@@ -13,13 +13,13 @@ type OcrJob = JobDataMap['ocr'];
  */
 export function ocrProcessor(ctx: ProcessorContext): (job: Job<OcrJob>) => Promise<JobSummary> {
   return (job) =>
-    runJob(job, ctx, async (signal): Promise<JobWork> => {
+    runJob(job, ctx, async (signal, attempts): Promise<JobWork> => {
       const { data } = job;
       const file = await loadBlob(ctx, data, data.document);
       const document: OcrDocument =
         data.document.kind === 'pdf' ? { kind: 'pdf', data: file.data } : { kind: 'image', data: file.data, contentType: file.contentType };
       const recognize = (ocr: OcrCapability, route: JobModel) => ocr.recognize({ upstreamModel: route.upstreamModel, document, signal, ...(data.options ? { options: data.options } : {}) });
-      const answer = await onJobRoutes(data.model, ctx, (provider) => ctx.providers.ocr(provider), recognize, signal, data.requestId);
+      const answer = await onJobRoutes(data.model, ctx, (provider) => ctx.providers.ocr(provider), recognize, signal, data.requestId, attempts);
       const output = answer.value;
       // Metered at the prices of the route that answered, priced once: the web charges these lines.
       const { units, cost, lines } = ocrPrice(answer.route, output.usage.pagesProcessed);

@@ -99,3 +99,12 @@ it("a route that keeps failing opens the worker's breaker: later jobs skip it wi
   // Another model's routes have their own breaker: the healthy upstream still answers there.
   expect((await generate()).body.usage.cost).toBe(0.01);
 });
+
+it("a job that fails records the routes it tried too: the worker's failure carries them to the web", async () => {
+  fake.scenario = 'bad_request';
+  const res = await generate();
+  expect(res.status).toBe(400);
+  const record = await recordOf(res.headers.get('x-service-request-id') ?? '');
+  expect(record).toMatchObject({ status: 400, model: 'route/image' });
+  expect(attemptsOf(record)).toEqual([['img-a', 'failed', 'status_400', 400]]);
+});
