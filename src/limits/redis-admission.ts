@@ -20,6 +20,7 @@ import { admitLimits, capOf, type AdmitLimits } from './admit-limits.js';
 import { endUserInvalid, endUserMissing, endUserTag, MAX_END_USER_LENGTH } from './end-user.js';
 import { RedisAdmissionTicket, type TicketContext } from './admission-ticket.js';
 import type { Admission, AdmissionRequest, AdmissionTicket, Authorization } from './admission-types.js';
+import { Authorizations } from './authorizations.js';
 import { DeferredRate, type RateReport } from './deferred-rate.js';
 import { AccountFactsCache, type AccountFacts } from './account-facts.js';
 import { runScript } from './lua-commands.js';
@@ -101,8 +102,7 @@ export class RedisAdmission implements Admission {
   private readonly epoch: RedisEpoch;
   private readonly ticketContext: TicketContext;
   private readonly holdTtlMs: number;
-  /** Proofs `authorize` gave out (weakly held: they end with their requests). */
-  private readonly issued = new WeakSet<Authorization>();
+  private readonly authorizations = new Authorizations();
   private readonly maxLeaseMs: number;
 
   constructor(private readonly deps: AdmissionDeps) {
@@ -144,21 +144,13 @@ export class RedisAdmission implements Admission {
     const allowed = key.limits.models;
     if (allowed && !allowed.includes(model.id)) throw notInAllowlist(model, allowed);
     if (!model.doc.free_tier && (await this.tiers.isFreeTier(key.account_id))) throw notOnFreeTier(model, this.freeModels(allowed));
-    const proof: Authorization = { keyId: key._id, modelId: model.id };
-    this.issued.add(proof);
-    return proof;
-  }
-
-  /** Whether the request carries a proof this admission issued for its key and model. */
-  private wasAuthorized({ authorized, key, model }: AdmissionRequest): boolean {
-    return authorized !== undefined && this.issued.has(authorized) && authorized.keyId === key._id && authorized.modelId === model.id;
+    return this.authorizations.issue(key, model);
   }
 
   async admit(request: AdmissionRequest): Promise<AdmissionTicket> {
     const { key, model } = request;
-    // Callers authorize first (before provider availability) and pass the proof; a request
-    // without one is authorized here, so no path skips it.
-    if (!this.wasAuthorized(request)) await this.authorize(key, model);
+    // Callers authorize first (before provider availability) and pass the proof; none: here.
+    if (!this.authorizations.honours(request)) await this.authorize(key, model);
     // Paid work needs a charge that can commit: fail fast while MongoDB or the spool says no.
     if (!model.isFree && !this.deps.ledger.canCharge()) throw chargesUnavailable();
     // Never admit on state that may be stale: Redis may have restarted from an old snapshot.
