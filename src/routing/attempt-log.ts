@@ -43,6 +43,7 @@ export class AttemptLog {
     }
   }
 
+  /** The route answered: the request is named after it. */
   answered(route: RouteTarget): void {
     this.sink?.answeredBy(route.entryId, route.providerId);
   }

@@ -9,7 +9,7 @@ import { loadBlob, runJob, type JobWork, type ProcessorContext } from './job-run
 type ImagesJob = JobDataMap['images'];
 
 async function callProvider(ctx: ProcessorContext, data: ImagesJob, signal: AbortSignal, attempts: AttemptList): Promise<RoutedAnswer<ImageResult>> {
-  return onJobRoutes(data.model, ctx, (provider) => ctx.providers.images(provider), (images, route) => callRoute(ctx, data, images, route, signal), signal, data.requestId, attempts);
+  return onJobRoutes(data.model, ctx, { requestId: data.requestId, signal, attempts }, (provider) => ctx.providers.images(provider), (images, route) => callRoute(ctx, data, images, route, signal));
 }
 
 async function callRoute(ctx: ProcessorContext, data: ImagesJob, images: ImagesCapability, route: JobModel, signal: AbortSignal): Promise<ImageResult> {

@@ -3,7 +3,7 @@ import { isGatewayError } from '../../src/errors/gateway-error.js';
 import { jobRoutes } from '../../src/queue/job-model.js';
 import type { JobModel } from '../../src/queue/job-types.js';
 import type { AttemptRecord } from '../../src/requests/request-record-types.js';
-import { AttemptList, BeforeFirstByteError, routeKey, runRoutes, type RouteHealth, type RouteTarget } from '../../src/routing/index.js';
+import { BeforeFirstByteError, routeKey, runRoutes, type AttemptList, type RouteHealth, type RouteTarget } from '../../src/routing/index.js';
 
 /** What answered a job: the value, the route (as a job model) with its index, and every attempt. */
 export interface RoutedAnswer<T> {
@@ -24,6 +24,13 @@ export interface JobRouting {
   readonly routeRetryBudgetMs?: number;
 }
 
+/** The job run being routed: its request id (for logs), its abort signal and where its attempts go. */
+export interface RoutedJob {
+  readonly requestId: string;
+  readonly signal: AbortSignal;
+  readonly attempts: AttemptList;
+}
+
 /** One route of a job, ready to call. */
 interface JobTarget<C> extends RouteTarget {
   readonly route: JobModel;
@@ -37,18 +44,17 @@ interface JobTarget<C> extends RouteTarget {
  */
 function servingRoutes<C>(model: JobModel, lookup: (provider: string) => C): Array<JobTarget<C>> {
   const targets: Array<JobTarget<C>> = [];
-  let refusal: unknown;
-  let refused = false;
+  const refusals: unknown[] = [];
   for (const [i, route] of jobRoutes(model).entries()) {
     try {
       const capability = lookup(route.provider);
       const key = routeKey(model.id, route.provider, route.upstreamModel);
       targets.push({ key, providerId: route.provider, entryId: model.id, upstreamModel: route.upstreamModel, route, index: model.routes === undefined ? undefined : i, capability });
     } catch (err) {
-      if (!refused) [refusal, refused] = [err, true];
+      refusals.push(err);
     }
   }
-  if (targets.length === 0) throw refusal;
+  if (targets.length === 0) throw refusals[0];
   return targets;
 }
 
@@ -58,18 +64,17 @@ function servingRoutes<C>(model: JobModel, lookup: (provider: string) => C): Arr
  * a failure another route may not share (429, 5xx, 529, timeouts, resets, refused keys)
  * moves on to the next; anything else, or the last route's failure, is the job's. No output
  * was produced by a failed attempt, so nothing of it is metered. The attempts go into
- * `attempts` and travel back to the web in the job's result or failure, for the request's record.
+ * `request.attempts` and travel back to the web in the job's result or failure, for the
+ * request's record.
  */
 export async function onJobRoutes<C, T>(
   model: JobModel,
   routing: JobRouting,
+  request: RoutedJob,
   lookup: (provider: string) => C,
   call: (capability: C, route: JobModel) => Promise<T>,
-  signal: AbortSignal,
-  requestId = '',
-  attempts: AttemptList = new AttemptList(),
 ): Promise<RoutedAnswer<T>> {
-  const request = { requestId, signal, attempts };
+  const { attempts } = request;
   return runRoutes(routing, servingRoutes(model, lookup), request, async (target, firstByte) => {
     let value: T;
     try {

@@ -19,7 +19,7 @@ export function ocrProcessor(ctx: ProcessorContext): (job: Job<OcrJob>) => Promi
       const document: OcrDocument =
         data.document.kind === 'pdf' ? { kind: 'pdf', data: file.data } : { kind: 'image', data: file.data, contentType: file.contentType };
       const recognize = (ocr: OcrCapability, route: JobModel) => ocr.recognize({ upstreamModel: route.upstreamModel, document, signal, ...(data.options ? { options: data.options } : {}) });
-      const answer = await onJobRoutes(data.model, ctx, (provider) => ctx.providers.ocr(provider), recognize, signal, data.requestId, attempts);
+      const answer = await onJobRoutes(data.model, ctx, { requestId: data.requestId, signal, attempts }, (provider) => ctx.providers.ocr(provider), recognize);
       const output = answer.value;
       // Metered at the prices of the route that answered, priced once: the web charges these lines.
       const { units, cost, lines } = ocrPrice(answer.route, output.usage.pagesProcessed);

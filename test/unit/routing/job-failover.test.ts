@@ -2,7 +2,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { upstreamStatusError } from '../../../src/providers/http/upstream-errors.js';
 import type { JobModel } from '../../../src/queue/job-types.js';
-import { RouteHealth } from '../../../src/routing/index.js';
+import { AttemptList, RouteHealth } from '../../../src/routing/index.js';
 import { onJobRoutes } from '../../../workers/processors/job-routes.js';
 
 /** An OCR job's model with two routes: `a` first, `b` second. */
@@ -21,10 +21,10 @@ describe('job failover through the routing module', () => {
       return `pages from ${provider}`;
     };
     const signal = new AbortController().signal;
-    const first = await onJobRoutes(MODEL, routing, (provider) => provider, call, signal, 'req_1');
+    const first = await onJobRoutes(MODEL, routing, { requestId: 'req_1', signal, attempts: new AttemptList() }, (provider) => provider, call);
     expect([first.value, first.index]).toEqual(['pages from b', 1]);
     expect(first.attempts.map((a) => [a.provider, a.outcome, a.cause, a.status])).toEqual([['a', 'failed', 'status_503', 503], ['b', 'answered', null, null]]);
-    const second = await onJobRoutes(MODEL, routing, (provider) => provider, call, signal, 'req_2');
+    const second = await onJobRoutes(MODEL, routing, { requestId: 'req_2', signal, attempts: new AttemptList() }, (provider) => provider, call);
     expect(calls).toEqual(['a', 'b', 'b']);
     expect(second.attempts.map((a) => [a.provider, a.outcome, a.cause])).toEqual([['a', 'skipped', 'circuit_open'], ['b', 'answered', null]]);
   });
@@ -36,10 +36,11 @@ describe('job failover through the routing module', () => {
       if (provider === 'a') throw new Error('disabled');
       return provider;
     };
-    const refused = onJobRoutes(MODEL, routing, lookup, async (provider) => {
+    const request = { requestId: 'req_3', signal: new AbortController().signal, attempts: new AttemptList() };
+    const refused = onJobRoutes(MODEL, routing, request, lookup, async (provider) => {
       calls.push(provider);
       throw upstreamStatusError(400, {}, '{"error":{"message":"bad document"}}');
-    }, new AbortController().signal);
+    });
     await expect(refused).rejects.toMatchObject({ code: 'invalid_request' });
     expect(calls).toEqual(['b']);
   });
