@@ -18,7 +18,7 @@ import { SpoolBeacon } from './ledger/spool-beacon.js';
 import { SpoolingLedger } from './ledger/spooling-ledger.js';
 import { createAdmission, type RedisAdmission } from './admission/redis-admission.js';
 import { Metrics } from './platform/metrics/metrics.js';
-import { RouteHealth } from './chat/route-health.js';
+import { RouteHealth } from './routing/index.js';
 import { GraceReads } from './chat/grace-reads.js';
 import { buildProviderRegistry } from './providers/provider-factories.js';
 import type { ProviderRegistry } from './providers/registry.js';

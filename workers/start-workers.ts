@@ -7,6 +7,7 @@ import type { ProviderRegistry } from '../src/providers/registry.js';
 import { PayloadStore } from '../src/queue/payload-store.js';
 import { closeConnection, workerConnection } from '../src/queue/queue-connections.js';
 import { queuePrefix, type QueueName } from '../src/queue/queue-names.js';
+import { RouteHealth } from '../src/routing/index.js';
 import { imagesProcessor } from './processors/images-processor.js';
 import type { ProcessorContext } from './processors/job-runner.js';
 import { ocrProcessor } from './processors/ocr-processor.js';
@@ -17,6 +18,8 @@ export interface RunningWorkers {
   names: string[];
   /** Jobs this process is running right now. */
   readonly jobs: RunningJobs;
+  /** Health of the job routes this process called (breaker, Retry-After), per process as in the web. */
+  readonly routeHealth: RouteHealth;
   /** Stops taking new jobs and waits for the running ones (callers bound the wait). */
   finish(): Promise<void>;
   /** Drops the Redis connections: QUIT when Redis answers, a hard disconnect otherwise. */
@@ -44,7 +47,7 @@ export function stallSettings(jobTimeoutMs: number): StallSettings {
 
 /** What the workers need from their process: settings, a logger and the job adapters. */
 export interface WorkerDeps {
-  readonly config: Pick<Config, 'redis' | 'redisPrefix' | 'jobTimeoutMs' | 'workerConcurrency'>;
+  readonly config: Pick<Config, 'redis' | 'redisPrefix' | 'jobTimeoutMs' | 'workerConcurrency' | 'routes'>;
   readonly log: Logger;
   readonly providers: Pick<ProviderRegistry, 'images' | 'ocr'>;
 }
@@ -64,10 +67,13 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     connections.push(redis);
     return redis;
   };
+  const routeHealth = new RouteHealth(config.routes);
   const ctx: ProcessorContext = {
     store: new PayloadStore(connect('farebox-worker-payloads'), config.redisPrefix),
     providers: deps.providers,
     log,
+    routeHealth,
+    routeRetryBudgetMs: config.routes.retryBudgetMs,
   };
   const jobs = new RunningJobs();
   const timing = stallSettings(config.jobTimeoutMs);
@@ -95,6 +101,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   return {
     names: Object.keys(workers),
     jobs,
+    routeHealth,
     finish,
     disconnect,
     async close() {

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { costLinesWire, priceUnits, type BilledUnits } from '../billing/pricing.js';
+import { costLinesWire, priceUnits, type BilledUnits, type CostLineWire } from '../billing/pricing.js';
 import type { Clock } from '../billing/periods.js';
 import type { CatalogModel } from '../catalog/model-types.js';
 import type { KeyDoc } from '../accounts/keys/key-types.js';
@@ -9,7 +9,7 @@ import type { AdmissionKeys } from './admission-keys.js';
 import { runScript } from './lua-commands.js';
 import { SCRIPT_KEYS } from './script-keys.js';
 import type { AdmitLimits } from './admit-limits.js';
-import type { AdmissionTicket } from './admission-types.js';
+import type { AdmissionTicket, SettleDetail } from './admission-types.js';
 import type { LeaseRefresher } from './lease-refresher.js';
 
 /** The billed units that count against tokens-per-minute limits. */
@@ -82,9 +82,9 @@ export class RedisAdmissionTicket implements AdmissionTicket {
     this.endUserTag = subject.limits?.endUser || undefined;
   }
 
-  settle(cost: bigint, units: BilledUnits, priced?: CatalogModel): Promise<ChargeOutcome> {
+  settle(cost: bigint, units: BilledUnits, priced?: CatalogModel, detail?: SettleDetail): Promise<ChargeOutcome> {
     if (!this.settlement) {
-      this.settlement = this.charge(cost, units, priced ?? this.model).catch((err: unknown) => {
+      this.settlement = this.charge(cost, units, priced ?? this.model, detail?.lines).catch((err: unknown) => {
         // Nothing was charged: a later settle may try again (the ledger dedupes by id).
         this.settlement = undefined;
         throw err;
@@ -116,7 +116,7 @@ export class RedisAdmissionTicket implements AdmissionTicket {
    * Charges at most the hold: a metered cost above it (an upstream reporting more than the
    * request could use) is billed at the hold and the excess recorded as absorbed.
    */
-  private async charge(metered: bigint, units: BilledUnits, priced: CatalogModel): Promise<ChargeOutcome> {
+  private async charge(metered: bigint, units: BilledUnits, priced: CatalogModel, lines?: CostLineWire[]): Promise<ChargeOutcome> {
     const at = this.ctx.clock();
     const cost = metered > this.held ? this.held : metered;
     let outcome: ChargeOutcome;
@@ -130,7 +130,8 @@ export class RedisAdmissionTicket implements AdmissionTicket {
         cost,
         ...(metered > cost ? { overLimit: metered - cost } : {}),
         units: definedUnits(units),
-        lines: costLinesWire(priceUnits(priced, units).lines),
+        // Lines priced where the units were metered are charged as they are: priced once.
+        lines: lines ?? costLinesWire(priceUnits(priced, units).lines),
         priceVersion: priced.priceVersion,
         at,
       });

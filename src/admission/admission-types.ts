@@ -11,6 +11,8 @@ export interface AdmissionRequest {
   requestId: string;
   key: KeyDoc;
   model: CatalogModel;
+  /** What `authorize` gave for this key and model, so admission does not ask again (absent: it does). */
+  authorized?: Authorization;
   /** Worst-case cost, nano-USD: held in full, or the request is refused (never clamped). */
   estimate: bigint;
   /** Says what would fit into a room of nano-USD, for the refusal message. */
@@ -34,9 +36,21 @@ export interface AdmissionRequest {
   endUserParam?: string;
 }
 
+/**
+ * Proof that `authorize` let a key use a model. Admission honours only proofs it issued, for
+ * the same key and model, so a request is authorized once yet no path can skip it.
+ */
+export interface Authorization {
+  readonly keyId: string;
+  readonly modelId: string;
+}
+
 /** What a settle knows beyond the units, for the request's record and receipt. */
 export interface SettleDetail {
-  tokenSource: TokenSource;
+  /** Where the token counts came from (absent: the upstream's usage). */
+  tokenSource?: TokenSource;
+  /** The billed lines when the caller already priced the units (a job's worker): charged as they are. */
+  lines?: CostLineWire[];
 }
 
 /** An admitted request: holds money (and maybe a stream slot) until settled or released. */
@@ -77,7 +91,7 @@ export interface Admission {
   /** The RPM check of a request that will reach `admit`, which runs it (see {@link DeferredRate}). */
   deferRate(key: KeyDoc, report: RateReport): DeferredRate;
   /** Whether the key may use the model (role, allowlist, free tier); throws 403 `model_not_allowed`. */
-  authorize(key: KeyDoc, model: CatalogModel): Promise<void>;
+  authorize(key: KeyDoc, model: CatalogModel): Promise<Authorization>;
   /** Throws 403/402/429 per the error table; otherwise holds and returns a ticket. */
   admit(request: AdmissionRequest): Promise<AdmissionTicket>;
 }

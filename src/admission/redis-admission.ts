@@ -19,7 +19,8 @@ import { capReached, insufficientCredits, managementKey, notInAllowlist, notOnFr
 import { admitLimits, capOf, type AdmitLimits } from './admit-limits.js';
 import { endUserInvalid, endUserMissing, endUserTag, MAX_END_USER_LENGTH } from './end-user.js';
 import { RedisAdmissionTicket, type TicketContext } from './admission-ticket.js';
-import type { Admission, AdmissionRequest, AdmissionTicket } from './admission-types.js';
+import type { Admission, AdmissionRequest, AdmissionTicket, Authorization } from './admission-types.js';
+import { Authorizations } from './authorizations.js';
 import { DeferredRate, type RateReport } from './deferred-rate.js';
 import { AccountFactsCache, type AccountFacts } from './account-facts.js';
 import { runScript } from './lua-commands.js';
@@ -101,6 +102,7 @@ export class RedisAdmission implements Admission {
   private readonly epoch: RedisEpoch;
   private readonly ticketContext: TicketContext;
   private readonly holdTtlMs: number;
+  private readonly authorizations = new Authorizations();
   private readonly maxLeaseMs: number;
 
   constructor(private readonly deps: AdmissionDeps) {
@@ -137,17 +139,18 @@ export class RedisAdmission implements Admission {
     return new DeferredRate(() => this.checkRate(key), report);
   }
 
-  async authorize(key: KeyDoc, model: CatalogModel): Promise<void> {
+  async authorize(key: KeyDoc, model: CatalogModel): Promise<Authorization> {
     if (key.role === 'management') throw managementKey();
     const allowed = key.limits.models;
     if (allowed && !allowed.includes(model.id)) throw notInAllowlist(model, allowed);
     if (!model.doc.free_tier && (await this.tiers.isFreeTier(key.account_id))) throw notOnFreeTier(model, this.freeModels(allowed));
+    return this.authorizations.issue(key, model);
   }
 
   async admit(request: AdmissionRequest): Promise<AdmissionTicket> {
     const { key, model } = request;
-    // Callers authorize first (before provider availability); repeated here so no path skips it.
-    await this.authorize(key, model);
+    // Callers authorize first (before provider availability) and pass the proof; none: here.
+    if (!this.authorizations.honours(request)) await this.authorize(key, model);
     // Paid work needs a charge that can commit: fail fast while MongoDB or the spool says no.
     if (!model.isFree && !this.deps.ledger.canCharge()) throw chargesUnavailable();
     // Never admit on state that may be stale: Redis may have restarted from an old snapshot.

@@ -1,13 +1,15 @@
 import { unitPrice } from '../billing/pricing.js';
 import type { CatalogModel, CatalogRoute } from '../catalog/model-types.js';
 import { GatewayError } from '../platform/errors/gateway-error.js';
+import type { Authorization } from '../admission/admission-types.js';
 import type { ChatCapability, ChatRequestBody } from '../providers/chat/chat-types.js';
 import { estimateChatCostAsync, requestedOutputLimit, type ChatEstimate } from './chat-estimate.js';
 import { promptTokenCount, type HoldInputs } from './prompt-bound.js';
+import type { RouteTarget } from '../routing/index.js';
 import type { RouteCandidate } from './route-candidates.js';
 
 /** One route an admitted request may take, ready to call: its entry as the route prices it. */
-export interface AdmittedRoute {
+export interface AdmittedRoute extends RouteTarget {
   /** The catalog id this route serves (the answer's `model`). */
   readonly entryId: string;
   readonly route: CatalogRoute;
@@ -19,6 +21,8 @@ export interface AdmittedRoute {
   readonly body: ChatRequestBody;
   readonly hold: ChatEstimate;
   readonly promptTokens: () => Promise<number>;
+  /** The key's authorization for the entry (admission takes it instead of asking again). */
+  readonly authorized?: Authorization;
 }
 
 /** A server-side web search tool a request declares, and its own cap on uses. */
@@ -74,5 +78,5 @@ export async function admittedRoute(candidate: RouteCandidate, requested: ChatRe
   const hold = await estimateChatCostAsync(body, model, chat.outputLimit?.(body), { ...inputs, webSearches });
   let counted: Promise<number> | undefined;
   const promptTokens = (): Promise<number> => (counted ??= inputs.unboundedParam !== undefined ? Promise.resolve(hold.promptTokens) : promptTokenCount(body, model));
-  return { entryId: candidate.entry.id, route, model, providerId: route.provider, chat, body, hold, promptTokens };
+  return { entryId: candidate.entry.id, key: route.key, upstreamModel: route.upstreamModel, route, model, providerId: route.provider, chat, body, hold, promptTokens, authorized: candidate.authorized };
 }

@@ -1,10 +1,7 @@
-import type { CatalogModel } from '../catalog/model-types.js';
 import type { KeyDoc } from '../accounts/keys/key-types.js';
 import type { AdmissionTicket } from '../admission/admission-types.js';
 import type { DeferredRate } from '../admission/deferred-rate.js';
-import type { ChatCapability, ChatRequestBody } from '../providers/chat/chat-types.js';
 import type { AdmittedRoute, FrontHoldInputs } from './admitted-route.js';
-import type { ChatEstimate } from './chat-estimate.js';
 import type { ChatServiceDeps } from './chat-service-deps.js';
 import type { CompletionMeta } from './chat-wire.js';
 import { chatWorstCase, holdLinesWire } from './chat-worst-case.js';
@@ -12,29 +9,27 @@ import { chatWorstCase, holdLinesWire } from './chat-worst-case.js';
 export type { AdmittedRoute, FrontHoldInputs, WebSearchTool } from './admitted-route.js';
 
 /**
- * A validated chat request that admission let in: it holds money until settled. `model`,
- * `providerId`, `chat`, `body`, `hold` and `promptTokens` are those of the route being tried
- * (the first one at admission); `routes` lists every route the request may take.
+ * A validated chat request that admission let in: it holds money until settled and may run on
+ * any of its routes. What differs per route (body, prices, provider, hold) lives in the route.
  */
-export interface AdmittedChat {
+export interface AdmittedRequest {
+  readonly requestId: string;
+  /** The completion's id and creation time; `model` is the first route's until one answers. */
+  readonly meta: CompletionMeta;
+  readonly ticket: AdmissionTicket;
+  /** Every route in the order they are tried (at least one). */
+  readonly routes: readonly AdmittedRoute[];
+}
+
+/**
+ * The admitted request as it runs on one route: the route (its body as sent upstream, its
+ * catalog entry and prices, its provider, its hold), plus the request's id, the completion
+ * meta naming the route, and a ticket that charges at the route's prices.
+ */
+export interface AdmittedChat extends AdmittedRoute {
   readonly requestId: string;
   readonly meta: CompletionMeta;
-  /** The request as sent upstream: one output limit, the one held. */
-  readonly body: ChatRequestBody;
-  /** The catalog entry as admitted: the request is billed at these prices, whatever changes meanwhile. */
-  readonly model: CatalogModel;
-  readonly providerId: string;
-  readonly chat: ChatCapability;
   readonly ticket: AdmissionTicket;
-  /** What the hold covers, so a request billed without upstream usage is counted like it. */
-  readonly hold: ChatEstimate;
-  /**
-   * Input tokens for billing when an upstream reports no usage: an exact count of everything
-   * the hold bounded, made only when needed.
-   */
-  readonly promptTokens: () => Promise<number>;
-  /** Every route in the order they are tried; absent means the one route above. */
-  readonly routes?: readonly AdmittedRoute[];
   /** Told when the upstream's first byte arrives (the end of failover for this request). */
   readonly firstByte?: () => void;
 }
@@ -61,14 +56,13 @@ export async function admitChat(
   rawBody: unknown,
   rate?: DeferredRate,
   holdInputs?: (providerId: string) => FrontHoldInputs,
-): Promise<AdmittedChat> {
+): Promise<AdmittedRequest> {
   const { requested, routes, worst } = await chatWorstCase(deps, key, rawBody, holdInputs);
   const first = routes[0] as AdmittedRoute;
   // Tokens per minute count the input held plus the output limit sent upstream (as OpenAI counts max_tokens).
   const tokens = worst.hold.promptTokens + worst.hold.completionTokens;
-  const ticket = await deps.admission.admit({ requestId, key, model: worst.model, estimate: worst.hold.estimate, fit: worst.hold.fit, worstLines: holdLinesWire(worst), stream: requested.stream === true, rate, tokens });
+  const ticket = await deps.admission.admit({ requestId, key, model: worst.model, authorized: worst.authorized, estimate: worst.hold.estimate, fit: worst.hold.fit, worstLines: holdLinesWire(worst), stream: requested.stream === true, rate, tokens });
   const meta = { id: completionId(requestId), created: Math.floor(deps.clock().getTime() / 1000), model: first.entryId };
-  const { model: firstModel, providerId, chat, body, hold, promptTokens } = first;
-  return { requestId, meta, body, model: firstModel, providerId, chat, ticket, hold, promptTokens, routes };
+  return { requestId, meta, ticket, routes };
 }
 

@@ -1,5 +1,5 @@
 import type { Nano } from '../billing/money.js';
-import { chatUnits, priceUnits, type CostLine } from '../billing/pricing.js';
+import { chatUnits, costLinesWire, priceUnits, type CostLine } from '../billing/pricing.js';
 import type { ChargeOutcome } from '../ledger/ledger-writer.js';
 import type { TokenUsage } from '../providers/chat/chat-types.js';
 import type { AdmittedChat } from './chat-admit.js';
@@ -70,7 +70,7 @@ export class ChatSettlement {
       this.deps.log.error({ request_id: admitted.requestId, model: admitted.model.id, units: bill.unpriced }, 'the upstream reported units the catalog has no price for');
       this.deps.metrics?.unpricedUnits(admitted.model.id, bill.unpriced);
     }
-    const outcome = await admitted.ticket.settle(bill.cost, units, undefined, { tokenSource: source });
+    const outcome = await admitted.ticket.settle(bill.cost, units, undefined, { tokenSource: source, lines: costLinesWire(bill.lines) });
     const overLimit = bill.cost - outcome.cost;
     if (overLimit > 0n) {
       this.deps.metrics?.overLimit('chat');

@@ -32,7 +32,7 @@ export interface ChatWorstCase {
 export async function chatWorstCase(deps: ChatServiceDeps, key: KeyDoc, rawBody: unknown, holdInputs?: (providerId: string) => FrontHoldInputs): Promise<ChatWorstCase> {
   const { body: requested, routing } = splitRouting(toChatRequestBody(validate(chatRequestSchema, rawBody)));
   const model = resolveModel(deps.catalog, requested.model, 'chat');
-  await deps.admission.authorize(key, model);
+  // Authorizes each model the request names, once (admission takes the proof).
   const candidates = await routeCandidates(deps, key, model, routing, deps.routeHealth);
   const routes: AdmittedRoute[] = [];
   for (const candidate of candidates) routes.push(await admittedRoute(candidate, requested, holdInputs));

@@ -1,12 +1,13 @@
 import type { KeyDoc } from '../accounts/keys/key-types.js';
 import type { DeferredRate } from '../admission/deferred-rate.js';
-import { admitChat, type AdmittedChat } from './chat-admit.js';
+import { runRoutes } from '../routing/index.js';
+import { admitChat, type AdmittedChat, type AdmittedRequest } from './chat-admit.js';
 import { completeChat } from './chat-complete.js';
 import type { ChatFront, FrontPlan } from './chat-front.js';
-import { runRoutes } from './route-runner.js';
 import type { ChatServiceDeps } from './chat-service-deps.js';
 import { streamChat } from './chat-stream.js';
 import type { ClientChannel } from './client-channel.js';
+import { attemptOn, recordAttempts } from './route-attempt.js';
 import { upstreamSignal } from './upstream-signal.js';
 
 /** Who asks: the authenticated key, the request id, and a pending RPM check. */
@@ -30,15 +31,20 @@ async function runPlan(deps: ChatServiceDeps, admitted: AdmittedChat, plan: Fron
 }
 
 /** Runs the front's plan on each route in turn until one answers (see runRoutes). */
-async function runOnRoutes(deps: ChatServiceDeps, admitted: AdmittedChat, front: ChatFront, channel: ClientChannel): Promise<unknown> {
-  const stream = admitted.body.stream === true;
+async function runOnRoutes(deps: ChatServiceDeps, admitted: AdmittedRequest, front: ChatFront, channel: ClientChannel): Promise<unknown> {
+  // Every route's body keeps the client's `stream`: the first one's says how the request runs.
+  const stream = admitted.routes[0]?.body.stream === true;
   const upstream = upstreamSignal(channel.signal, deps.requestTiming, stream, {
     graceReads: deps.graceReads,
     // The slot is the client's: gone with it. The hold is the money's: it stays until settled.
     onLeave: stream ? () => void admitted.ticket.freeStreamSlot?.() : undefined,
   });
   try {
-    return await runRoutes(deps, admitted, upstream.signal, async (attempt) => runPlan(deps, attempt, await front.plan(attempt), channel, upstream.signal));
+    const request = { requestId: admitted.requestId, signal: upstream.signal, attempts: recordAttempts(deps, admitted.requestId) };
+    return await runRoutes(deps, admitted.routes, request, async (route, firstByte) => {
+      const attempt = attemptOn(admitted, route, firstByte);
+      return runPlan(deps, attempt, await front.plan(attempt), channel, upstream.signal);
+    });
   } finally {
     upstream.dispose();
   }
@@ -52,7 +58,7 @@ async function runOnRoutes(deps: ChatServiceDeps, admitted: AdmittedChat, front:
  * it (a no-op once settled). Returns the non-streamed answer, or undefined once streamed.
  */
 export async function runChatFront(deps: ChatServiceDeps, request: FrontRequest, channel: ClientChannel, front: ChatFront): Promise<unknown> {
-  let admitted: AdmittedChat | undefined;
+  let admitted: AdmittedRequest | undefined;
   try {
     admitted = await admitChat(deps, request.key, request.requestId, front.chatBody, request.rate, front.holdInputs?.bind(front));
     return await runOnRoutes(deps, admitted, front, channel);

@@ -3,6 +3,7 @@ import { resolveModel } from '../catalog/resolve-model.js';
 import { modelRoutes } from '../catalog/servable.js';
 import { GatewayError } from '../platform/errors/gateway-error.js';
 import type { KeyDoc } from '../accounts/keys/key-types.js';
+import type { Authorization } from '../admission/admission-types.js';
 import type { ChatCapability } from '../providers/chat/chat-types.js';
 import type { ChatServiceDeps } from './chat-service-deps.js';
 import type { ProviderPreferences, RoutingRequest } from './routing-request.js';
@@ -12,6 +13,8 @@ export interface RouteCandidate {
   readonly entry: CatalogModel;
   readonly route: CatalogRoute;
   readonly chat: ChatCapability;
+  /** The key's authorization for the entry, passed on to admission so it is not asked twice. */
+  readonly authorized: Authorization;
 }
 
 /** Smoothed latencies of routes, for `sort: "latency"`. */
@@ -51,7 +54,7 @@ function chatOf(deps: Pick<ChatServiceDeps, 'providers'>, provider: string): Cha
 
 /**
  * Every route a request may take, in the order they are tried: the models in the request's
- * order (the first already resolved and authorized), each model's routes ordered by the
+ * order (the first already resolved), each model authorized once, each model's routes ordered by the
  * provider preferences, keeping only providers that can serve chat now. Every listed model
  * must exist, be a chat model and pass the key's allowlist and free tier.
  * @throws GatewayError 404/400/403 for a bad listed model; the first route's refusal (503)
@@ -65,6 +68,7 @@ export async function routeCandidates(
   latencies?: LatencySource,
 ): Promise<RouteCandidate[]> {
   const entries = [primary];
+  const proofs = new Map([[primary.id, await deps.admission.authorize(key, primary)]]);
   for (const [i, id] of routing.models.entries()) {
     if (i === 0) continue;
     let entry: CatalogModel;
@@ -73,8 +77,9 @@ export async function routeCandidates(
     } catch (err) {
       throw err instanceof GatewayError ? new GatewayError(err.code, err.message, { param: `models.${i - 1}` }) : err;
     }
-    await deps.admission.authorize(key, entry);
-    if (!entries.some((e) => e.id === entry.id)) entries.push(entry);
+    if (proofs.has(entry.id)) continue;
+    proofs.set(entry.id, await deps.admission.authorize(key, entry));
+    entries.push(entry);
   }
   const candidates: RouteCandidate[] = [];
   let refusal: GatewayError | undefined;
@@ -82,7 +87,7 @@ export async function routeCandidates(
     for (const route of orderRoutes(modelRoutes(entry), routing.provider, latencies)) {
       const chat = chatOf(deps, route.provider);
       if (chat instanceof GatewayError) refusal ??= chat;
-      else candidates.push({ entry, route, chat });
+      else candidates.push({ entry, route, chat, authorized: proofs.get(entry.id) as Authorization });
     }
   }
   if (candidates.length > 0) return candidates;

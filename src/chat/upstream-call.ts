@@ -1,6 +1,6 @@
 import { toGatewayError } from '../platform/errors/gateway-error.js';
 import type { AdmittedChat } from './chat-admit.js';
-import { BeforeFirstByteError } from './before-first-byte.js';
+import { BeforeFirstByteError } from '../routing/index.js';
 import type { ChatServiceDeps } from './chat-service-deps.js';
 import type { ChatSettlement } from './chat-settlement.js';
 

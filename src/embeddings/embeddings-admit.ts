@@ -58,13 +58,13 @@ export async function admitEmbeddings(deps: EmbeddingsServiceDeps, key: KeyDoc, 
   const request = parseEmbeddingsRequest(rawBody);
   const model = resolveModel(deps.catalog, request.model, 'embedding');
   checkDimensions(request, model);
-  await deps.admission.authorize(key, model);
+  const authorized = await deps.admission.authorize(key, model);
   const providerId = model.doc.provider;
   const embeddings = deps.providers.get(providerId).embeddings;
   if (embeddings === undefined) throw new GatewayError('upstream_error', `Provider "${providerId}" cannot serve embedding models`);
   const counts = await countInputTokens(request.input, model.doc.context_length ?? DEFAULT_EMBEDDING_CONTEXT);
   const tokens = counts.reduce((a, b) => a + b, 0);
   const estimate = costOf(model, { prompt: tokens });
-  const ticket = await deps.admission.admit({ requestId, key, model, estimate, fit: (room) => describeFit(model, tokens, room), worstUnits: { prompt: tokens }, stream: false, rate, tokens });
+  const ticket = await deps.admission.admit({ requestId, key, model, authorized, estimate, fit: (room) => describeFit(model, tokens, room), worstUnits: { prompt: tokens }, stream: false, rate, tokens });
   return { requestId, request, model, providerId, embeddings, ticket, tokens };
 }

@@ -4,6 +4,7 @@ import { costliestRoute, requireServingRoute } from '../catalog/route-choice.js'
 import { GatewayError } from '../platform/errors/gateway-error.js';
 import type { MultipartForm } from './image-form.js';
 import type { KeyDoc } from '../accounts/keys/key-types.js';
+import type { Authorization } from '../admission/admission-types.js';
 import type { ImageEditJob, ImageGenerateJob } from '../queue/job-types.js';
 import { runMeteredJob } from '../queue/metered-job.js';
 import type { PayloadInput } from '../queue/payload-store.js';
@@ -26,10 +27,11 @@ export interface ImageCaller {
 type JobSpec = Pick<ImageGenerateJob, 'op' | 'params'> | Pick<ImageEditJob, 'op' | 'params' | 'images' | 'mask'>;
 
 /** Allowlist and free tier (403) come before provider availability (503), as for chat. */
-async function checkAccess(deps: Pick<QueuedServiceDeps, 'admission' | 'providers'>, key: KeyDoc, model: CatalogModel): Promise<void> {
-  await deps.admission.authorize(key, model);
+async function checkAccess(deps: Pick<QueuedServiceDeps, 'admission' | 'providers'>, key: KeyDoc, model: CatalogModel): Promise<Authorization> {
+  const authorized = await deps.admission.authorize(key, model);
   const providers = deps.providers;
   if (providers !== undefined) requireServingRoute(model, (provider) => providers.images(provider));
+  return authorized;
 }
 
 /** An image request up to its worst case: what admission holds and what a quote shows. */
@@ -41,6 +43,8 @@ export interface ImageWorstCase {
   readonly fit: (room: bigint) => string;
   /** The largest `n` that fits a room. */
   readonly largestN: (room: bigint) => number;
+  /** The key's authorization for the model (admission takes it instead of asking again). */
+  readonly authorized: Authorization;
 }
 
 /**
@@ -48,7 +52,7 @@ export interface ImageWorstCase {
  * call this, so a quote is always the hold admission would place.
  */
 export async function imageWorstCase(deps: Pick<QueuedServiceDeps, 'admission' | 'providers'>, key: KeyDoc, model: CatalogModel, params: ImageJobParams, references: number): Promise<ImageWorstCase> {
-  await checkAccess(deps, key, model);
+  const authorized = await checkAccess(deps, key, model);
   // Held at the costliest route's prices: any route may end up answering.
   const held = costliestRoute(model, (priced) => estimateImageCost(priced, params, references));
   return {
@@ -57,6 +61,7 @@ export async function imageWorstCase(deps: Pick<QueuedServiceDeps, 'admission' |
     units: imageWorstUnits(params, references, params.n),
     fit: (room) => describeImageFit(held, params, references, room),
     largestN: (room) => imagesThatFit(held, params, references, room),
+    authorized,
   };
 }
 
@@ -70,11 +75,11 @@ async function runImages(
 ): Promise<ImagesResponse> {
   const { key, requestId, signal } = caller;
   const worst = await imageWorstCase(deps, key, model, spec.params, spec.op === 'edit' ? spec.images.length : 0);
-  const ticket = await deps.admission.admit({ requestId, key, model: worst.model, estimate: worst.estimate, fit: worst.fit, worstUnits: worst.units, stream: false });
+  const ticket = await deps.admission.admit({ requestId, key, model: worst.model, authorized: worst.authorized, estimate: worst.estimate, fit: worst.fit, worstUnits: worst.units, stream: false });
   const created = Math.floor(deps.clock().getTime() / 1000);
   const timeoutMs = deps.config.jobTimeoutMs;
   const data = { ...jobBase(requestId, key, model, timeoutMs), ...spec } as ImageGenerateJob | ImageEditJob;
-  const { result, cost } = await runMeteredJob(deps.jobs, ticket, { queue: 'images', data, inputs }, { timeoutMs, signal });
+  const { result, cost } = await runMeteredJob(deps.jobs, ticket, { queue: 'images', data, inputs, attempts: deps.requests?.draft(requestId) }, { timeoutMs, signal });
   return imagesResponse(created, result, cost);
 }
 

@@ -9,7 +9,7 @@ import { jobBase, type QueuedServiceDeps } from '../queue/queued-service-deps.js
 import { documentSource, loadDocument, type DocumentSource } from './ocr-document.js';
 import { describeOcrFit, estimateOcrPages, ocrCostOfPages, pagesOf } from './ocr-estimate.js';
 import type { CatalogModel } from '../catalog/model-types.js';
-import type { AdmissionTicket } from '../admission/admission-types.js';
+import type { AdmissionTicket, Authorization } from '../admission/admission-types.js';
 import { parseOcrRequest, type OcrRequest } from './ocr-schema.js';
 
 /** Longest a document download may take. */
@@ -60,6 +60,8 @@ export interface OcrWorstCase {
   /** The entry at the costliest route's page price: the one held (any route may answer). */
   readonly model: CatalogModel;
   readonly pages: number;
+  /** The key's authorization for the entry (admission takes it instead of asking again). */
+  readonly authorized: Authorization;
 }
 
 /**
@@ -71,12 +73,12 @@ export async function ocrWorstCase(deps: Pick<QueuedServiceDeps, 'admission' | '
   const source = await documentSource(request, deps.config.limits.uploadFileBytes);
   const entry = resolveModel(deps.catalog, request.model, 'ocr');
   // Allowlist and free tier (403) before provider availability (503), as for chat.
-  await deps.admission.authorize(key, entry);
+  const authorized = await deps.admission.authorize(key, entry);
   const providers = deps.providers;
   if (providers !== undefined) requireServingRoute(entry, (provider) => providers.ocr(provider));
   // Held at the costliest route's page price: any route may end up answering.
   const model = costliestRoute(entry, (priced) => ocrCostOfPages(priced, 1));
-  return { request, source, entry, model, pages: await estimateOcrPages(source, request.options) };
+  return { request, source, entry, model, pages: await estimateOcrPages(source, request.options), authorized };
 }
 
 /**
@@ -87,8 +89,8 @@ export async function ocrWorstCase(deps: Pick<QueuedServiceDeps, 'admission' | '
 export async function recognizeDocument(deps: QueuedServiceDeps, caller: OcrCaller, rawBody: unknown): Promise<OcrResponse> {
   const { key, requestId, signal } = caller;
   const maxBytes = deps.config.limits.uploadFileBytes;
-  const { request, source, entry, model, pages } = await ocrWorstCase(deps, key, rawBody);
-  let ticket = await deps.admission.admit({ requestId, key, model, estimate: ocrCostOfPages(model, pages), fit: (room) => describeOcrFit(model, pages, room), worstUnits: { page: pages }, stream: false });
+  const { request, source, entry, model, pages, authorized } = await ocrWorstCase(deps, key, rawBody);
+  let ticket = await deps.admission.admit({ requestId, key, model, authorized, estimate: ocrCostOfPages(model, pages), fit: (room) => describeOcrFit(model, pages, room), worstUnits: { page: pages }, stream: false });
   const timeoutMs = deps.config.jobTimeoutMs;
   let input;
   try {
@@ -111,7 +113,7 @@ export async function recognizeDocument(deps: QueuedServiceDeps, caller: OcrCall
     options: request.options,
   };
   const inputs = [{ name: 'document', data: input.data }];
-  const { result, cost } = await runMeteredJob(deps.jobs, ticket, { queue: 'ocr', data, inputs }, { timeoutMs, signal });
+  const { result, cost } = await runMeteredJob(deps.jobs, ticket, { queue: 'ocr', data, inputs, attempts: deps.requests?.draft(requestId) }, { timeoutMs, signal });
   return {
     model: entry.id,
     pages: result.pages,

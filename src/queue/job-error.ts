@@ -1,6 +1,7 @@
 import type { ErrorCode } from '../platform/errors/error-table.js';
 import { ERROR_TABLE } from '../platform/errors/error-table.js';
 import { GatewayError } from '../platform/errors/gateway-error.js';
+import type { AttemptRecord } from '../ledger/records/request-record-types.js';
 
 /** Marks a BullMQ failure reason written by our processors (anything else came from BullMQ). */
 const MARKER = 'farebox-job-error:';
@@ -18,8 +19,32 @@ export function isTransient(err: GatewayError): boolean {
  * `failedReason`), so code, message, param and Retry-After travel inside it and the web
  * rebuilds the same GatewayError the worker saw.
  */
-export function encodeJobError(err: GatewayError): string {
-  return MARKER + JSON.stringify({ code: err.code, message: err.message, param: err.param, retryAfter: err.retryAfterSeconds });
+export function encodeJobError(err: GatewayError, attempts?: readonly AttemptRecord[]): string {
+  const routes = attempts === undefined || attempts.length === 0 ? {} : { attempts };
+  return MARKER + JSON.stringify({ code: err.code, message: err.message, param: err.param, retryAfter: err.retryAfterSeconds, ...routes });
+}
+
+/** A failed job's error as the worker saw it, with the routes it tried (for the request's record). */
+export class FailedJobError extends GatewayError {
+  constructor(
+    error: GatewayError,
+    readonly attempts: readonly AttemptRecord[],
+  ) {
+    super(error.code, error.message, { param: error.param, ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }) });
+  }
+}
+
+const OUTCOMES: ReadonlySet<unknown> = new Set(['answered', 'failed', 'skipped']);
+
+function isAttempt(value: unknown): value is AttemptRecord {
+  if (typeof value !== 'object' || value === null) return false;
+  const a = value as Record<string, unknown>;
+  return typeof a.model === 'string' && typeof a.provider === 'string' && typeof a.upstream_model === 'string' && OUTCOMES.has(a.outcome) && typeof a.latency_ms === 'number';
+}
+
+/** The attempts a failure reason carries, when every one is well formed. */
+function attemptsOf(value: unknown): AttemptRecord[] | undefined {
+  return Array.isArray(value) && value.length > 0 && value.every(isAttempt) ? value : undefined;
 }
 
 function isErrorCode(value: unknown): value is ErrorCode {
@@ -35,10 +60,12 @@ export function decodeJobError(failedReason: string | undefined): GatewayError {
     try {
       const parsed = JSON.parse(failedReason.slice(MARKER.length)) as Record<string, unknown>;
       if (isErrorCode(parsed.code) && typeof parsed.message === 'string') {
-        return new GatewayError(parsed.code, parsed.message, {
+        const error = new GatewayError(parsed.code, parsed.message, {
           param: typeof parsed.param === 'string' ? parsed.param : null,
           ...(typeof parsed.retryAfter === 'number' ? { retryAfterSeconds: parsed.retryAfter } : {}),
         });
+        const attempts = attemptsOf(parsed.attempts);
+        return attempts === undefined ? error : new FailedJobError(error, attempts);
       }
     } catch {
       // fall through to the generic error

@@ -1,7 +1,8 @@
-import type { BilledUnits } from '../billing/pricing.js';
+import type { BilledUnits, CostLineWire } from '../billing/pricing.js';
 import type { ModelKind, PriceKey } from '../catalog/model-types.js';
 import type { ImageGenerateCall, ImageUsage } from '../providers/images/image-types.js';
 import type { OcrOptions, OcrPage, OcrResult } from '../providers/ocr/ocr-types.js';
+import type { AttemptRecord } from '../ledger/records/request-record-types.js';
 import type { QueueName } from './queue-names.js';
 
 /**
@@ -88,8 +89,12 @@ interface JobResultBase {
   units: BilledUnits;
   /** Metered cost in nano-USD, as a decimal string (JSON has no bigint). */
   cost: string;
+  /** The billed components of `cost`, priced by the worker (absent from older workers: the web prices them). */
+  lines?: CostLineWire[];
   /** Index in `model.routes` of the route that answered, when the job had several. */
   route?: number;
+  /** Every route the worker tried or skipped, in order, for the request's record (absent from older workers). */
+  attempts?: AttemptRecord[];
 }
 
 /** Result of an `images` job. */

@@ -1,8 +1,11 @@
 import type { AdmissionTicket } from '../admission/admission-types.js';
 import type { ChargeOutcome } from '../ledger/ledger-writer.js';
+import type { AttemptSink } from '../routing/index.js';
 import type { JobQueue, RunOptions } from './job-queue.js';
+import { FailedJobError } from './job-error.js';
 import { jobRouteModel, pricedModel } from './job-model.js';
 import type { JobDataMap, JobResultMap } from './job-types.js';
+import type { AttemptRecord } from '../ledger/records/request-record-types.js';
 import type { PayloadInput } from './payload-store.js';
 import type { QueueName } from './queue-names.js';
 
@@ -11,6 +14,8 @@ export interface MeteredJob<Q extends QueueName> {
   queue: Q;
   data: JobDataMap[Q];
   inputs: readonly PayloadInput[];
+  /** Where the routes the worker tried are recorded (the request's record draft). */
+  attempts?: AttemptSink | undefined;
 }
 
 /** A delivered job: its result and what the ledger recorded for it. */
@@ -47,15 +52,25 @@ export async function runMeteredJob<Q extends QueueName>(
     result = await jobs.run(job.queue, job.data, job.inputs, options);
     if (options.signal?.aborted) throw options.signal.reason ?? new Error('client disconnected');
   } catch (err) {
+    if (err instanceof FailedJobError) recordAttempts(job.attempts, err.attempts);
     await ticket.release();
     void jobs.discard(job.data.requestId, inputNames).catch(() => undefined);
     throw err;
   }
+  recordAttempts(job.attempts, result.attempts);
   const cost = BigInt(result.cost);
   // Billed lines and price version are those of the route that answered.
   const priced = result.route === undefined ? undefined : pricedModel(jobRouteModel(job.data.model, result.route));
-  const charge = await ticket.settle(cost, result.units, priced);
+  const charge = await ticket.settle(cost, result.units, priced, result.lines === undefined ? undefined : { lines: result.lines });
   void jobs.discard(job.data.requestId, inputNames).catch(() => undefined);
   // What was billed (never above the hold), which may be less than the job metered.
   return { result, cost: charge.cost, charge };
+}
+
+/** Copies the worker's attempts into the request's record, naming the route that answered. */
+function recordAttempts(sink: AttemptSink | undefined, attempts: readonly AttemptRecord[] | undefined): void {
+  if (sink === undefined || attempts === undefined) return;
+  for (const attempt of attempts) sink.attempted(attempt);
+  const answered = attempts.findLast((attempt) => attempt.outcome === 'answered');
+  if (answered !== undefined) sink.answeredBy(answered.model, answered.provider);
 }

@@ -6,6 +6,7 @@ import type { FetchDocumentOptions } from '../platform/documents/fetch-document.
 import type { KeyDoc } from '../accounts/keys/key-types.js';
 import type { Admission } from '../admission/admission-types.js';
 import type { ProviderRegistry } from '../providers/registry.js';
+import type { DraftLookup } from '../ledger/records/record-draft.js';
 import { jobModelOf } from './job-model.js';
 import type { JobQueue } from './job-queue.js';
 import type { JobBase } from './job-types.js';
@@ -22,6 +23,8 @@ export interface QueuedServiceDeps {
    * anything is held or enqueued (503/502) instead of failing in the worker.
    */
   readonly providers?: Pick<ProviderRegistry, 'images' | 'ocr'>;
+  /** Open request records, given the routes a job tried. */
+  readonly requests?: DraftLookup;
   /** Trust and resolver overrides for document fetches (tests against local https servers). */
   readonly documentFetch?: Pick<FetchDocumentOptions, 'tls' | 'resolver'>;
 }

@@ -1,15 +1,15 @@
 import type { Job } from 'bullmq';
-import { costOf, imageUnits } from '../../src/billing/pricing.js';
 import type { ImageGenerateCall, ImageResult, ImagesCapability } from '../../src/providers/images/image-types.js';
-import { pricedModel } from '../../src/queue/job-model.js';
+import { imagePrice } from '../../src/queue/job-price.js';
 import type { ImagesJobResult, JobDataMap, JobModel, JobSummary } from '../../src/queue/job-types.js';
+import type { AttemptList } from '../../src/routing/index.js';
 import { onJobRoutes, type RoutedAnswer } from './job-routes.js';
 import { loadBlob, runJob, type JobWork, type ProcessorContext } from './job-runner.js';
 
 type ImagesJob = JobDataMap['images'];
 
-async function callProvider(ctx: ProcessorContext, data: ImagesJob, signal: AbortSignal): Promise<RoutedAnswer<ImageResult>> {
-  return onJobRoutes(data.model, ctx.log, (provider) => ctx.providers.images(provider), (images, route) => callRoute(ctx, data, images, route, signal), signal);
+async function callProvider(ctx: ProcessorContext, data: ImagesJob, signal: AbortSignal, attempts: AttemptList): Promise<RoutedAnswer<ImageResult>> {
+  return onJobRoutes(data.model, ctx, { requestId: data.requestId, signal, attempts }, (provider) => ctx.providers.images(provider), (images, route) => callRoute(ctx, data, images, route, signal));
 }
 
 async function callRoute(ctx: ProcessorContext, data: ImagesJob, images: ImagesCapability, route: JobModel, signal: AbortSignal): Promise<ImageResult> {
@@ -36,14 +36,12 @@ async function callRoute(ctx: ProcessorContext, data: ImagesJob, images: ImagesC
  */
 export function imagesProcessor(ctx: ProcessorContext): (job: Job<ImagesJob>) => Promise<JobSummary> {
   return (job) =>
-    runJob(job, ctx, async (signal): Promise<JobWork> => {
-      const answer = await callProvider(ctx, job.data, signal);
+    runJob(job, ctx, async (signal, attempts): Promise<JobWork> => {
+      const answer = await callProvider(ctx, job.data, signal, attempts);
       const output = answer.value;
-      // Metered at the prices of the route that answered.
-      const model = pricedModel(answer.route);
-      const units = imageUnits(model, output.usage);
-      const cost = costOf(model, units).toString();
-      const result: ImagesJobResult = { images: output.images, usage: output.usage, units, cost, ...(answer.index !== undefined ? { route: answer.index } : {}) };
+      // Metered at the prices of the route that answered, priced once: the web charges these lines.
+      const { units, cost, lines } = imagePrice(answer.route, output.usage);
+      const result: ImagesJobResult = { images: output.images, usage: output.usage, units, cost, lines, ...(answer.index !== undefined ? { route: answer.index } : {}), attempts: answer.attempts };
       return { result, summary: { cost, units } };
     });
 }

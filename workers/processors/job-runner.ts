@@ -9,9 +9,11 @@ import type { QueueName } from '../../src/queue/queue-names.js';
 import type { ProviderRegistry } from '../../src/providers/registry.js';
 import type { ImageFile } from '../../src/providers/images/image-types.js';
 import { inRemoteSpan } from '../../src/platform/tracing/tracing.js';
+import { AttemptList } from '../../src/routing/index.js';
+import type { JobRouting } from './job-routes.js';
 
-/** What processors need. */
-export interface ProcessorContext {
+/** What processors need: the payload store, the job adapters, and the routes' failover policy. */
+export interface ProcessorContext extends JobRouting {
   readonly store: PayloadStore;
   readonly providers: Pick<ProviderRegistry, 'images' | 'ocr'>;
   readonly log: Logger;
@@ -25,6 +27,9 @@ export interface JobWork {
   summary: JobSummary;
 }
 
+/** A processor's work: the provider call under the job's signal, its routes' attempts noted in `attempts`. */
+export type JobWorkFn = (signal: AbortSignal, attempts: AttemptList) => Promise<JobWork>;
+
 /** An error that no retry can fix (inputs gone, request abandoned): fail the job at once. */
 class PermanentJobError extends Error {
   constructor(readonly error: GatewayError) {
@@ -35,12 +40,12 @@ class PermanentJobError extends Error {
 /** How long a stored output outlives the job's deadline. */
 const RESULT_GRACE_MS = 60_000;
 
-function jobFailure(thrown: unknown, abandoned: boolean): Error {
-  if (thrown instanceof PermanentJobError) return new UnrecoverableError(encodeJobError(thrown.error));
+function jobFailure(thrown: unknown, abandoned: boolean, attempts: AttemptList): Error {
+  if (thrown instanceof PermanentJobError) return new UnrecoverableError(encodeJobError(thrown.error, attempts.attempts));
   const err = classifyError(thrown);
   // A cancelled or timed-out job has nobody waiting: retrying would only burn upstream money.
-  if (abandoned || !isTransient(err)) return new UnrecoverableError(encodeJobError(err));
-  return new Error(encodeJobError(err));
+  if (abandoned || !isTransient(err)) return new UnrecoverableError(encodeJobError(err, attempts.attempts));
+  return new Error(encodeJobError(err, attempts.attempts));
 }
 
 /**
@@ -75,14 +80,16 @@ function abandonedError(): PermanentJobError {
  * copy when a message was missed or too large to carry it), and turn errors into retryable or unrecoverable BullMQ failures that carry the
  * GatewayError for the web. Nothing is charged here; see `runMeteredJob`.
  */
-export async function runJob(job: Job<AnyJobData>, ctx: ProcessorContext, work: (signal: AbortSignal) => Promise<JobWork>): Promise<JobSummary> {
+export async function runJob(job: Job<AnyJobData>, ctx: ProcessorContext, work: JobWorkFn): Promise<JobSummary> {
   // The job's span continues the request's trace across the queue (context carried in the job).
   const attributes = { 'messaging.system': 'bullmq', 'messaging.destination.name': job.queueName, 'farebox.request_id': job.data.requestId, 'gen_ai.request.model': job.data.model.id };
   return inRemoteSpan(`process ${job.queueName}`, job.data.trace, attributes, () => runJobUntraced(job, ctx, work), 'consumer');
 }
 
-async function runJobUntraced(job: Job<AnyJobData>, ctx: ProcessorContext, work: (signal: AbortSignal) => Promise<JobWork>): Promise<JobSummary> {
+async function runJobUntraced(job: Job<AnyJobData>, ctx: ProcessorContext, work: JobWorkFn): Promise<JobSummary> {
   const { requestId, deadline } = job.data;
+  // The routes this run tries: in its result when it answers, in its failure when it does not.
+  const attempts = new AttemptList();
   const controller = new AbortController();
   const untilDeadline = deadline - Date.now();
   let abandoned = untilDeadline <= 0;
@@ -106,7 +113,7 @@ async function runJobUntraced(job: Job<AnyJobData>, ctx: ProcessorContext, work:
     // Checked beside the work rather than before it: a cancelled job is aborted a round trip
     // later, and the store below refuses its output atomically whatever the timing.
     checkCancelled();
-    const done = await work(controller.signal);
+    const done = await work(controller.signal, attempts);
     if (abandoned) throw abandonedError();
     const timing = { ...timingOf(job), finishedAt: Date.now() };
     const stored = await ctx.store.putResult(
@@ -117,7 +124,7 @@ async function runJobUntraced(job: Job<AnyJobData>, ctx: ProcessorContext, work:
     if (!stored) throw abandonedError();
     return done.summary;
   } catch (thrown) {
-    const failure = jobFailure(thrown, abandoned);
+    const failure = jobFailure(thrown, abandoned, attempts);
     ctx.log.info({ request_id: requestId, queue: job.queueName, attempt: job.attemptsMade + 1, reason: failure.message }, 'job attempt failed');
     // A failure BullMQ will not retry ends the web's wait now; one it retries is not news.
     if (failure instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {

@@ -1,7 +1,6 @@
 import type { Job } from 'bullmq';
-import { costOf, ocrUnits } from '../../src/billing/pricing.js';
 import type { OcrCapability, OcrDocument } from '../../src/providers/ocr/ocr-types.js';
-import { pricedModel } from '../../src/queue/job-model.js';
+import { ocrPrice } from '../../src/queue/job-price.js';
 import type { JobDataMap, JobModel, JobSummary, OcrJobResult } from '../../src/queue/job-types.js';
 import { onJobRoutes } from './job-routes.js';
 import { loadBlob, runJob, type JobWork, type ProcessorContext } from './job-runner.js';
@@ -14,18 +13,17 @@ type OcrJob = JobDataMap['ocr'];
  */
 export function ocrProcessor(ctx: ProcessorContext): (job: Job<OcrJob>) => Promise<JobSummary> {
   return (job) =>
-    runJob(job, ctx, async (signal): Promise<JobWork> => {
+    runJob(job, ctx, async (signal, attempts): Promise<JobWork> => {
       const { data } = job;
       const file = await loadBlob(ctx, data, data.document);
       const document: OcrDocument =
         data.document.kind === 'pdf' ? { kind: 'pdf', data: file.data } : { kind: 'image', data: file.data, contentType: file.contentType };
       const recognize = (ocr: OcrCapability, route: JobModel) => ocr.recognize({ upstreamModel: route.upstreamModel, document, signal, ...(data.options ? { options: data.options } : {}) });
-      const answer = await onJobRoutes(data.model, ctx.log, (provider) => ctx.providers.ocr(provider), recognize, signal);
+      const answer = await onJobRoutes(data.model, ctx, { requestId: data.requestId, signal, attempts }, (provider) => ctx.providers.ocr(provider), recognize);
       const output = answer.value;
-      const units = ocrUnits(output.usage.pagesProcessed);
-      // Metered at the prices of the route that answered.
-      const cost = costOf(pricedModel(answer.route), units).toString();
-      const result: OcrJobResult = { pages: output.pages, usage: output.usage, units, cost, ...(answer.index !== undefined ? { route: answer.index } : {}) };
+      // Metered at the prices of the route that answered, priced once: the web charges these lines.
+      const { units, cost, lines } = ocrPrice(answer.route, output.usage.pagesProcessed);
+      const result: OcrJobResult = { pages: output.pages, usage: output.usage, units, cost, lines, ...(answer.index !== undefined ? { route: answer.index } : {}), attempts: answer.attempts };
       return { result, summary: { cost, units } };
     });
 }

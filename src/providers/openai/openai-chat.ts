@@ -1,5 +1,4 @@
 import type { ChatCall, ChatCapability, ChatResult, ChatStreamEvent } from '../chat/chat-types.js';
-import { readReasoning, streamEventWithoutReasoning, withoutReasoning } from '../chat/reasoning-options.js';
 import type { UpstreamClient } from '../http/upstream-client.js';
 import { decodeSse } from '../sse/sse-decoder.js';
 import { toOpenAiRequest } from './openai-request.js';
@@ -30,18 +29,14 @@ export function createOpenAiChat(options: OpenAiChatOptions): ChatCapability {
   async function complete(call: ChatCall): Promise<ChatResult> {
     const body = JSON.stringify(toOpenAiRequest(call.body, call.upstreamModel, false));
     const response = await options.client.json({ url, headers: headers(false), body, signal: call.signal });
-    const result = fromOpenAiResponse(response.body);
-    return readReasoning(call.body).exclude ? withoutReasoning(result) : result;
+    return fromOpenAiResponse(response.body);
   }
 
   async function* stream(call: ChatCall): AsyncGenerator<ChatStreamEvent> {
     const body = JSON.stringify(toOpenAiRequest(call.body, call.upstreamModel, true));
     const response = await options.client.request({ url, headers: headers(true), body, signal: call.signal });
-    const exclude = readReasoning(call.body).exclude;
-    for await (const event of mapOpenAiStream(decodeSse(response.body))) {
-      const kept = exclude ? streamEventWithoutReasoning(event) : event;
-      if (kept !== undefined) yield kept;
-    }
+    // Reasoning is passed on even under `exclude`: the chat core strips it after counting it.
+    yield* mapOpenAiStream(decodeSse(response.body));
   }
 
   return { complete, stream };

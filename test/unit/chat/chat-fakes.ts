@@ -86,11 +86,17 @@ export function serviceDeps(): ChatServiceDeps {
 
 /** An admitted request over the given capability. */
 export function admitted(chat: ChatCapability, ticket: AdmissionTicket, body: Partial<ChatRequestBody> = {}): AdmittedChat {
+  const model = testModel();
+  const key = 'test/chat@fake/up-model';
   return {
     requestId: 'req_test',
     meta: { id: 'chatcmpl-test', created: 1_700_000_000, model: 'test/chat' },
+    entryId: 'test/chat',
+    key,
+    upstreamModel: 'up-model',
+    route: { key, provider: 'fake', upstreamModel: 'up-model', model },
     body: { model: 'test/chat', messages: [{ role: 'user', content: 'hello' }], ...body },
-    model: testModel(),
+    model,
     providerId: 'fake',
     chat,
     ticket,

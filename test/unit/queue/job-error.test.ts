@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
-import { decodeJobError, encodeJobError, isTransient } from '../../../src/queue/job-error.js';
+import { decodeJobError, encodeJobError, FailedJobError, isTransient } from '../../../src/queue/job-error.js';
 
 describe('job failure encoding', () => {
   it('round-trips code, message, param and Retry-After through a BullMQ failure reason', () => {
@@ -13,6 +13,16 @@ describe('job failure encoding', () => {
       7,
       429,
     ]);
+  });
+
+  it('carries the routes the worker tried, and drops a malformed list', () => {
+    const attempts = [{ model: 'v/img', provider: 'a', upstream_model: 'u', outcome: 'failed' as const, cause: 'status_500', status: 500, latency_ms: 12 }];
+    const decoded = decodeJobError(encodeJobError(new GatewayError('upstream_error', 'boom'), attempts));
+    expect(decoded).toBeInstanceOf(FailedJobError);
+    expect([decoded.code, (decoded as FailedJobError).attempts]).toEqual(['upstream_error', attempts]);
+    const bad = decodeJobError('farebox-job-error:{"code":"upstream_error","message":"x","attempts":[{"model":1}]}');
+    expect(bad).not.toBeInstanceOf(FailedJobError);
+    expect(bad.code).toBe('upstream_error');
   });
 
   it('turns reasons BullMQ wrote itself, or garbage, into a 502 without leaking them', () => {

@@ -2,7 +2,7 @@ import { Router } from '@koa/router';
 import { toCatalogModel } from '../../../catalog/catalog-cache.js';
 import { modelInputSchema } from '../../../catalog/model-schema.js';
 import type { CatalogModel } from '../../../catalog/model-types.js';
-import type { RouteHealth } from '../../../chat/route-health.js';
+import type { RouteHealth } from '../../../routing/index.js';
 import { toPublicModel } from '../../../catalog/model-view.js';
 import { isServable, modelRoutes, type ProviderAvailability } from '../../../catalog/servable.js';
 import { GatewayError } from '../../../platform/errors/gateway-error.js';

@@ -65,6 +65,18 @@ describe('signed receipts', () => {
     }
   });
 
+  it('says the tokens were counted when a stream broke before the upstream reported usage', async () => {
+    // Its own account, so the export below still lists only the owner's two.
+    const other = await fundedKey(gw.url, 1);
+    const broken = await streamChat(gw.url, other.raw, { model: 'local/echo', messages: [{ role: 'user', content: 'one two three four [[local:chunks=4]] [[local:fail-after=2]]' }] });
+    expect(broken.status).toBe(200);
+    const id = broken.headers.get('x-service-request-id') ?? '';
+    await waitRecord(gw.url, id);
+    const res = await keyGet(gw.url, other.raw, `/v1/requests/${id}/receipt`);
+    expect(res.status).toBe(200);
+    expect(res.body.data.receipt).toMatchObject({ request_id: id, token_source: 'counted' });
+  });
+
   it('fails verification once anything in it is changed', async () => {
     const { receipt, ...signed } = (await keyGet(gw.url, owner.raw, `/v1/requests/${ids[0]}/receipt`)).body.data;
     const cheaper = JSON.stringify({ ...receipt, cost_usd: '0.000000001' });

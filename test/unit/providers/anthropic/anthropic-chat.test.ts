@@ -69,10 +69,12 @@ describe('anthropic chat.complete', () => {
     expect((await chat.complete(call())).choices[0]?.finish_reason).toBe(finish);
   });
 
-  it('strips reasoning on exclude', async () => {
+  it('passes reasoning on under exclude (the chat core strips it after counting it)', async () => {
     const { chat } = chatWith(() => ({ chunks: [bytes(JSON.stringify(ANTHROPIC_MESSAGE))] }));
+    const shown = await chat.complete(call());
     const result = await chat.complete(call({ ...BODY, reasoning: { exclude: true } }));
-    expect(result.choices[0]?.message).not.toHaveProperty('reasoning');
+    expect(shown.choices[0]?.message.reasoning).toBeTruthy();
+    expect(result.choices[0]?.message.reasoning).toBe(shown.choices[0]?.message.reasoning);
   });
 
   it('maps Anthropic error bodies: 429 keeps Retry-After, 529 overloaded is a 502, 400 keeps the message', async () => {
@@ -128,9 +130,9 @@ describe('anthropic chat.stream', () => {
     expect(usage?.kind === 'usage' ? usage.usage : undefined).toMatchObject({ promptTokens: 22397, completionTokens: 637, webSearches: 2 });
   });
 
-  it('drops thinking deltas on exclude', async () => {
+  it('passes thinking deltas on under exclude (the chat core strips them after counting them)', async () => {
     const events = await streamOf([bytes(toAnthropicSse(ANTHROPIC_TOOL_EVENTS))], { ...BODY, reasoning: { exclude: true } });
-    expect(joined(events, 'reasoning')).toBe('');
+    expect(joined(events, 'reasoning')).toBe('I should check the weather.');
     expect(joined(events, 'content')).toBe('Let me look.');
   });
 

@@ -74,7 +74,7 @@ describe('openai chat.complete', () => {
     expect(result.choices[0]?.finish_reason).toBe('tool_calls');
   });
 
-  it('reads reasoning from reasoning_content or reasoning, and drops it on exclude', async () => {
+  it('reads reasoning from reasoning_content or reasoning, and passes it on under exclude (the core strips it)', async () => {
     const withReasoning = (field: string) => ({
       ...OPENAI_COMPLETION,
       choices: [{ index: 0, message: { role: 'assistant', content: 'A', [field]: 'because' }, finish_reason: 'stop' }],
@@ -83,7 +83,7 @@ describe('openai chat.complete', () => {
       const { chat } = chatWith(() => ({ chunks: [bytes(JSON.stringify(withReasoning(field)))] }));
       expect((await chat.complete(call())).choices[0]?.message.reasoning).toBe('because');
       const excluded = await chat.complete(call({ ...BODY, reasoning: { exclude: true } }));
-      expect(excluded.choices[0]?.message).not.toHaveProperty('reasoning');
+      expect(excluded.choices[0]?.message.reasoning).toBe('because');
     }
   });
 
@@ -131,7 +131,7 @@ describe('openai chat.stream', () => {
     expect(finish.at(-1)).toBe('tool_calls');
   });
 
-  it('maps reasoning_content deltas to delta.reasoning and strips them on exclude', async () => {
+  it('maps reasoning_content deltas to delta.reasoning, also under exclude (the core strips them)', async () => {
     const sse = bytes(toSse(OPENAI_REASONING_CHUNKS));
     const events = await streamOf([sse]);
     expect(textOf(events, 'reasoning')).toBe('Thinking…');
@@ -139,7 +139,7 @@ describe('openai chat.stream', () => {
     expect(events.at(-1)).toEqual({ kind: 'usage', usage: { promptTokens: 10, completionTokens: 20, reasoningTokens: 15 } });
     const { chat } = chatWith(() => ({ chunks: [sse] }));
     const excluded = await collect(chat.stream(call({ ...BODY, reasoning: { exclude: true } })));
-    expect(textOf(excluded, 'reasoning')).toBe('');
+    expect(textOf(excluded, 'reasoning')).toBe('Thinking…');
     expect(textOf(excluded, 'content')).toBe('42');
   });
 

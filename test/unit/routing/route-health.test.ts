@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RouteHealth } from '../../../src/chat/route-health.js';
-import { judgeFailure } from '../../../src/chat/failover-rules.js';
+import { judgeFailure, RouteHealth } from '../../../src/routing/index.js';
 import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
 import { upstreamStatusError } from '../../../src/providers/http/upstream-errors.js';
 
