@@ -137,7 +137,7 @@ export function countPiece(piece: string): number {
  * vocabulary (SentencePiece's dummy leading space, once per prompt, is within the request
  * overhead). No multiple of the o200k count is safe: a word o200k reads as one token takes up
  * to 6 tokens in cl100k and Llama 3, 13 in Tekken and 17 in 32 K SentencePiece vocabularies
- * (measured over o200k's vocabulary; see the README's note on holds).
+ * (measured over o200k's vocabulary; see docs/money-and-holds.md, "How holds bound a request").
  */
 export function anyVocabularyPieceBound(piece: string): number {
   return utf8Bytes(piece);

@@ -6,9 +6,9 @@ import { GatewayError } from '../platform/errors/gateway-error.js';
 import type { ChatRequestBody } from '../providers/chat/chat-types.js';
 
 /**
- * Tokens vendors add around what a client sends, each a bound over the vendors served (see the
- * README's note on holds): the reply priming and system wrappers of a request, the role
- * markers of a message, a tool's wrapper, the system prompt vendors add when tools are given
+ * Tokens vendors add around what a client sends, each a bound over the vendors served (see
+ * docs/money-and-holds.md, "How holds bound a request"): the reply priming and system wrappers of
+ * a request, the role markers of a message, a tool's wrapper, the system prompt vendors add when tools are given
  * (Anthropic's tool-use prompt is up to 346 tokens), and the instructions around a JSON schema.
  */
 export const PROMPT_OVERHEAD = { request: 16, message: 8, tool: 24, toolsPreamble: 600, schema: 64 } as const;

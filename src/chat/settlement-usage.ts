@@ -18,7 +18,7 @@ function reasonsUnseen(admitted: AdmittedChat): boolean {
 }
 
 /**
- * The usage a request is billed for — the settlement policy in one place (README, "Settlement"):
+ * The usage a request is billed for — the settlement policy in one place (docs/money-and-holds.md, "Settlement policy"):
  * the upstream's own counts when it reported them in full; otherwise, for every count it did
  * not report (or reported as nonsense: negative, not finite), a count made here of everything
  * the hold included: the whole input as bounded at admission (exactly counted), the produced

@@ -35,7 +35,7 @@ export type Claim =
   | { kind: 'running'; stream: boolean }
   | { kind: 'done'; response: StoredResponse | undefined; size: number };
 
-/** Bounds of what is kept (documented in the README). */
+/** Bounds of what is kept (documented in docs/money-and-holds.md, "Verifying your bill"). */
 export interface IdempotencyLimits {
   /** How long a finished response is kept (24 h). */
   keepMs: number;
