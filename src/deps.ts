@@ -19,7 +19,7 @@ import { SpoolingLedger } from './ledger/spooling-ledger.js';
 import { createAdmission, type RedisAdmission } from './admission/redis-admission.js';
 import { Metrics } from './platform/metrics/metrics.js';
 import { RouteHealth } from './routing/index.js';
-import { GraceReads } from './chat/grace-reads.js';
+import { GraceReads } from './chat/settle/grace-reads.js';
 import { buildProviderRegistry } from './providers/provider-factories.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import { JobQueue, type JobQueueOptions } from './queue/job-queue.js';

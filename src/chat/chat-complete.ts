@@ -1,10 +1,10 @@
 import { readReasoning, withoutReasoning } from '../providers/chat/reasoning-options.js';
-import type { AdmittedChat } from './chat-admit.js';
+import type { AdmittedChat } from './admit/chat-admit.js';
 import type { ChatServiceDeps } from './chat-service-deps.js';
-import { ChatSettlement } from './chat-settlement.js';
-import { completionWire, usageWire } from './chat-wire.js';
-import { ProducedText } from './produced-text.js';
-import { timedUpstreamCall } from './upstream-call.js';
+import { ChatSettlement } from './settle/chat-settlement.js';
+import { completionWire, usageWire } from './wire/chat-wire.js';
+import { ProducedText } from './wire/produced-text.js';
+import { timedUpstreamCall } from './routes/upstream-call.js';
 
 /**
  * Runs a non-streamed completion: calls the provider, charges the usage durably, and only

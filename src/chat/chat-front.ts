@@ -1,6 +1,6 @@
-import type { AdmittedChat, FrontHoldInputs } from './chat-admit.js';
-import type { ChunkSink } from './chunk-sink.js';
-import type { EventSink } from './client-channel.js';
+import type { AdmittedChat, FrontHoldInputs } from './admit/chat-admit.js';
+import type { ChunkSink } from './wire/chunk-sink.js';
+import type { EventSink } from './wire/client-channel.js';
 
 /**
  * What one front door (Chat Completions, Responses, Messages) adds to the shared chat path:

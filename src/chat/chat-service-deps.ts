@@ -6,8 +6,8 @@ import type { Metrics } from '../platform/metrics/metrics.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { DraftLookup } from '../ledger/records/record-draft.js';
 import type { RouteHealth } from '../routing/index.js';
-import type { GraceReads } from './grace-reads.js';
-import type { UpstreamTiming } from './upstream-signal.js';
+import type { GraceReads } from './settle/grace-reads.js';
+import type { UpstreamTiming } from './routes/upstream-signal.js';
 
 /** What the chat service needs from the composition root. */
 export interface ChatServiceDeps {

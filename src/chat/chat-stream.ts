@@ -2,13 +2,13 @@ import { classifyError } from '../platform/errors/classify-error.js';
 import { toGatewayError, type GatewayError } from '../platform/errors/gateway-error.js';
 import type { ChatStreamEvent, TokenUsage } from '../providers/chat/chat-types.js';
 import { readReasoning, streamEventWithoutReasoning } from '../providers/chat/reasoning-options.js';
-import type { AdmittedChat } from './chat-admit.js';
+import type { AdmittedChat } from './admit/chat-admit.js';
 import type { ChatServiceDeps } from './chat-service-deps.js';
-import { ChatSettlement, type Settled } from './chat-settlement.js';
-import type { ChunkSink } from './chunk-sink.js';
-import { chunkWire, errorChunkWire, usageChunkWire, usageWire } from './chat-wire.js';
-import { ProducedText } from './produced-text.js';
-import { openUpstreamStream } from './upstream-call.js';
+import { ChatSettlement, type Settled } from './settle/chat-settlement.js';
+import type { ChunkSink } from './wire/chunk-sink.js';
+import { chunkWire, errorChunkWire, usageChunkWire, usageWire } from './wire/chat-wire.js';
+import { ProducedText } from './wire/produced-text.js';
+import { openUpstreamStream } from './routes/upstream-call.js';
 
 type Iter = AsyncIterator<ChatStreamEvent>;
 

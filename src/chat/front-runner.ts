@@ -1,14 +1,14 @@
 import type { KeyDoc } from '../accounts/keys/key-types.js';
 import type { DeferredRate } from '../admission/deferred-rate.js';
 import { runRoutes } from '../routing/index.js';
-import { admitChat, type AdmittedChat, type AdmittedRequest } from './chat-admit.js';
+import { admitChat, type AdmittedChat, type AdmittedRequest } from './admit/chat-admit.js';
 import { completeChat } from './chat-complete.js';
 import type { ChatFront, FrontPlan } from './chat-front.js';
 import type { ChatServiceDeps } from './chat-service-deps.js';
 import { streamChat } from './chat-stream.js';
-import type { ClientChannel } from './client-channel.js';
-import { attemptOn, recordAttempts } from './route-attempt.js';
-import { upstreamSignal } from './upstream-signal.js';
+import type { ClientChannel } from './wire/client-channel.js';
+import { attemptOn, recordAttempts } from './routes/route-attempt.js';
+import { upstreamSignal } from './routes/upstream-signal.js';
 
 /** Who asks: the authenticated key, the request id, and a pending RPM check. */
 export interface FrontRequest {

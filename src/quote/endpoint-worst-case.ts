@@ -1,10 +1,10 @@
 import type { BilledUnits, CostLineWire } from '../billing/pricing.js';
 import type { CatalogModel } from '../catalog/model-types.js';
 import { resolveModel } from '../catalog/resolve-model.js';
-import { largestAffordableMaxTokens } from '../chat/chat-estimate.js';
+import { largestAffordableMaxTokens } from '../chat/admit/chat-estimate.js';
 import type { ChatServiceDeps } from '../chat/chat-service-deps.js';
 import type { ChatFront } from '../chat/chat-front.js';
-import { chatWorstCase, holdLinesWire } from '../chat/chat-worst-case.js';
+import { chatWorstCase, holdLinesWire } from '../chat/admit/chat-worst-case.js';
 import { GatewayError } from '../platform/errors/gateway-error.js';
 import { doorFront } from '../chat/doors/door-table.js';
 import { parseEditRequest, parseGenerateRequest } from '../images/image-schema.js';

@@ -1,6 +1,6 @@
 import type { ErrorBody } from '../../platform/errors/serialize.js';
 import { isRecord } from '../../providers/http/narrow.js';
-import type { UsageWire } from '../chat-wire.js';
+import type { UsageWire } from '../wire/chat-wire.js';
 
 /**
  * What one chat-completions stream chunk means to a front door that speaks another wire

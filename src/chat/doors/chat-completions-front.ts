@@ -1,5 +1,5 @@
 import type { ChatFront, TranslatedPlan } from '../chat-front.js';
-import { chatChunkSink } from '../chunk-sink.js';
+import { chatChunkSink } from '../wire/chunk-sink.js';
 
 const PLAN: TranslatedPlan = { kind: 'chat', answer: (completion) => completion, sink: chatChunkSink };
 

@@ -1,5 +1,5 @@
-import type { ChunkSink } from '../chunk-sink.js';
-import type { EventSink } from '../client-channel.js';
+import type { ChunkSink } from '../wire/chunk-sink.js';
+import type { EventSink } from '../wire/client-channel.js';
 import { readChatChunk, type ChunkPart } from './chat-chunk-reader.js';
 
 /** One named event of a front door's stream (its `type` is also the event name). */

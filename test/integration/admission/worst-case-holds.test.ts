@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { estimateChatCostAsync } from '../../../src/chat/chat-estimate.js';
+import { estimateChatCostAsync } from '../../../src/chat/admit/chat-estimate.js';
 import type { CatalogModel } from '../../../src/catalog/model-types.js';
 import type { ChatRequestBody } from '../../../src/providers/chat/chat-types.js';
 import { call, type JsonResponse } from '../../helpers/admin-client.js';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parsePrice } from '../../../src/billing/money.js';
 import { costOf, priceUnits, type BilledUnits } from '../../../src/billing/pricing.js';
-import { holdCost } from '../../../src/chat/chat-estimate.js';
+import { holdCost } from '../../../src/chat/admit/chat-estimate.js';
 import type { CatalogModel, PriceKey } from '../../../src/catalog/model-types.js';
 import { testModel } from '../chat/chat-fakes.js';
 

@@ -4,7 +4,7 @@ import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { anthropicImageTokens, openAiTileTokens } from '../../../src/billing/image-tokens.js';
 import { anyVocabularyPieceBound, boundBudget, boundPiece, pieces } from '../../../src/billing/tokenizer.js';
-import { promptTokenBound } from '../../../src/chat/prompt-bound.js';
+import { promptTokenBound } from '../../../src/chat/admit/prompt-bound.js';
 import type { ChatMessage, ChatRequestBody, ChatTool } from '../../../src/providers/chat/chat-types.js';
 import { testModel } from '../chat/chat-fakes.js';
 import { vendorTokenizers, type VendorTokenizer } from './vendor-tokenizers.js';

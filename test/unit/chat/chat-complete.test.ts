@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { completeChat } from '../../../src/chat/chat-complete.js';
-import { estimateChatCostAsync } from '../../../src/chat/chat-estimate.js';
-import { promptTokenBound } from '../../../src/chat/prompt-bound.js';
+import { estimateChatCostAsync } from '../../../src/chat/admit/chat-estimate.js';
+import { promptTokenBound } from '../../../src/chat/admit/prompt-bound.js';
 import { anthropicMaxTokens } from '../../../src/providers/anthropic/anthropic-request.js';
 import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
 import { countMessageTokens } from '../../../src/billing/tokenizer.js';

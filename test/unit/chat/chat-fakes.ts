@@ -1,9 +1,9 @@
 import pino from 'pino';
 import { parsePrice } from '../../../src/billing/money.js';
 import type { CatalogModel, ModelDoc } from '../../../src/catalog/model-types.js';
-import type { AdmittedChat } from '../../../src/chat/chat-admit.js';
+import type { AdmittedChat } from '../../../src/chat/admit/chat-admit.js';
 import type { ChatServiceDeps } from '../../../src/chat/chat-service-deps.js';
-import type { ChunkSink } from '../../../src/chat/chunk-sink.js';
+import type { ChunkSink } from '../../../src/chat/wire/chunk-sink.js';
 import type { BilledUnits } from '../../../src/billing/pricing.js';
 import type { AdmissionTicket } from '../../../src/admission/admission-types.js';
 import type { ChatCapability, ChatRequestBody } from '../../../src/providers/chat/chat-types.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chatRequestSchema, MAX_MESSAGES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, toChatRequestBody } from '../../../src/chat/chat-schema.js';
+import { chatRequestSchema, MAX_MESSAGES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, toChatRequestBody } from '../../../src/chat/wire/chat-schema.js';
 import { validate } from '../../../src/platform/validation/validate.js';
 import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
 

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
-import { GraceReads } from '../../../src/chat/grace-reads.js';
-import { upstreamSignal } from '../../../src/chat/upstream-signal.js';
+import { GraceReads } from '../../../src/chat/settle/grace-reads.js';
+import { upstreamSignal } from '../../../src/chat/routes/upstream-signal.js';
 
 const timing = { maxRequestMs: 3_600_000, usageGraceMs: 60_000 };
 

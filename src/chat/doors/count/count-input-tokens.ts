@@ -1,4 +1,4 @@
-import { chatWorstCase } from '../../chat-worst-case.js';
+import { chatWorstCase } from '../../admit/chat-worst-case.js';
 import type { ChatServiceDeps } from '../../chat-service-deps.js';
 import type { KeyDoc } from '../../../accounts/keys/key-types.js';
 import { isRecord, type JsonRecord } from '../../../providers/http/narrow.js';

@@ -1,4 +1,4 @@
-import type { AdmittedChat } from '../../chat-admit.js';
+import type { AdmittedChat } from '../../admit/chat-admit.js';
 import type { ChatFront, FrontPlan } from '../../chat-front.js';
 import type { ChatServiceDeps } from '../../chat-service-deps.js';
 import { GatewayError } from '../../../platform/errors/gateway-error.js';

@@ -1,4 +1,4 @@
-import type { FrontHoldInputs, WebSearchTool } from '../../chat-admit.js';
+import type { FrontHoldInputs, WebSearchTool } from '../../admit/chat-admit.js';
 import { isRecord } from '../../../providers/http/narrow.js';
 import type { MessagesRequest } from './messages-schema.js';
 import { isCustomTool } from './messages-to-chat.js';

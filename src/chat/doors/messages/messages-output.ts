@@ -1,4 +1,4 @@
-import type { UsageWire } from '../../chat-wire.js';
+import type { UsageWire } from '../../wire/chat-wire.js';
 import { isRecord } from '../../../providers/http/narrow.js';
 
 /** Anthropic usage plus the exact charged `cost` in USD and its lines. */

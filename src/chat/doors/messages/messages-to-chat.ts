@@ -1,5 +1,5 @@
 import type { ChatMessage, ContentPart, ToolCall } from '../../../providers/chat/chat-types.js';
-import { MAX_STOP_SEQUENCES } from '../../chat-schema.js';
+import { MAX_STOP_SEQUENCES } from '../../wire/chat-schema.js';
 import { TRANSLATED_BLOCK_TYPES, type AnyContentBlock, type ContentBlock, type MessagesMessage, type MessagesRequest } from './messages-schema.js';
 
 function imagePart(block: Extract<ContentBlock, { type: 'image' }>): ContentPart {

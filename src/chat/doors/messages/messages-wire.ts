@@ -1,4 +1,4 @@
-import { ProducedText } from '../../produced-text.js';
+import { ProducedText } from '../../wire/produced-text.js';
 import { serializeError } from '../../../platform/errors/serialize.js';
 import { isRecord, type JsonRecord } from '../../../providers/http/narrow.js';
 import { usageWithCost, type RelayWire } from '../relay/relay-wire.js';

@@ -1,9 +1,9 @@
-import type { AdmittedChat } from '../../chat-admit.js';
-import { requestedOutputLimit } from '../../chat-estimate.js';
+import type { AdmittedChat } from '../../admit/chat-admit.js';
+import { requestedOutputLimit } from '../../admit/chat-estimate.js';
 import type { ChatServiceDeps } from '../../chat-service-deps.js';
-import { ChatSettlement } from '../../chat-settlement.js';
-import type { ProducedText } from '../../produced-text.js';
-import { timedUpstreamCall } from '../../upstream-call.js';
+import { ChatSettlement } from '../../settle/chat-settlement.js';
+import type { ProducedText } from '../../wire/produced-text.js';
+import { timedUpstreamCall } from '../../routes/upstream-call.js';
 import type { TokenUsage } from '../../../providers/chat/chat-types.js';
 import type { JsonRecord } from '../../../providers/http/narrow.js';
 import type { RelayCall, RelayCapability } from '../../../providers/relay/relay-types.js';

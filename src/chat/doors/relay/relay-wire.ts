@@ -1,7 +1,7 @@
-import type { BilledUsage } from '../../chat-wire.js';
-import { usageWire } from '../../chat-wire.js';
+import type { BilledUsage } from '../../wire/chat-wire.js';
+import { usageWire } from '../../wire/chat-wire.js';
 import type { GatewayError } from '../../../platform/errors/gateway-error.js';
-import type { ProducedText } from '../../produced-text.js';
+import type { ProducedText } from '../../wire/produced-text.js';
 import type { JsonRecord } from '../../../providers/http/narrow.js';
 
 /**

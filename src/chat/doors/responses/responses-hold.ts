@@ -1,4 +1,4 @@
-import type { FrontHoldInputs, WebSearchTool } from '../../chat-admit.js';
+import type { FrontHoldInputs, WebSearchTool } from '../../admit/chat-admit.js';
 import type { ResponsesRequest } from './responses-schema.js';
 
 /** Hosted tools whose results join the input at sizes nobody knows before the call. */

@@ -1,4 +1,4 @@
-import type { UsageWire } from '../../chat-wire.js';
+import type { UsageWire } from '../../wire/chat-wire.js';
 import type { ErrorBody } from '../../../platform/errors/serialize.js';
 import { isRecord } from '../../../providers/http/narrow.js';
 import type { ResponsesRequest } from './responses-schema.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_OUTPUT_TOKENS } from '../../chat-schema.js';
+import { MAX_OUTPUT_TOKENS } from '../../wire/chat-schema.js';
 
 const jsonObject = z.record(z.string(), z.unknown());
 const text = z.string();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { choiceWire, deltaWire } from '../../../../src/chat/chat-wire.js';
+import { choiceWire, deltaWire } from '../../../../src/chat/wire/chat-wire.js';
 import { readReasoning } from '../../../../src/providers/chat/reasoning-options.js';
 import { toAnthropicRequest } from '../../../../src/providers/anthropic/anthropic-request.js';
 import type { ChatRequestBody } from '../../../../src/providers/chat/chat-types.js';

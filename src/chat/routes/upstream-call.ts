@@ -1,8 +1,8 @@
-import { toGatewayError } from '../platform/errors/gateway-error.js';
-import type { AdmittedChat } from './chat-admit.js';
-import { BeforeFirstByteError } from '../routing/index.js';
-import type { ChatServiceDeps } from './chat-service-deps.js';
-import type { ChatSettlement } from './chat-settlement.js';
+import { toGatewayError } from '../../platform/errors/gateway-error.js';
+import type { AdmittedChat } from '../admit/chat-admit.js';
+import { BeforeFirstByteError } from '../../routing/index.js';
+import type { ChatServiceDeps } from '../chat-service-deps.js';
+import type { ChatSettlement } from '../settle/chat-settlement.js';
 
 type Timed = Pick<ChatServiceDeps, 'metrics'>;
 

@@ -1,7 +1,7 @@
-import { formatUsd, type Nano } from '../billing/money.js';
-import { dearestPrice, unitPrice } from '../billing/pricing.js';
-import type { CatalogModel, PriceKey } from '../catalog/model-types.js';
-import type { ChatRequestBody } from '../providers/chat/chat-types.js';
+import { formatUsd, type Nano } from '../../billing/money.js';
+import { dearestPrice, unitPrice } from '../../billing/pricing.js';
+import type { CatalogModel, PriceKey } from '../../catalog/model-types.js';
+import type { ChatRequestBody } from '../../providers/chat/chat-types.js';
 import { promptTokenBound, type HoldInputs } from './prompt-bound.js';
 
 /** Output limit of a model whose catalog entry has no context length. */

@@ -1,11 +1,11 @@
-import type { CatalogModel, CatalogRoute } from '../catalog/model-types.js';
-import { resolveModel } from '../catalog/resolve-model.js';
-import { modelRoutes } from '../catalog/servable.js';
-import { GatewayError } from '../platform/errors/gateway-error.js';
-import type { KeyDoc } from '../accounts/keys/key-types.js';
-import type { Authorization } from '../admission/admission-types.js';
-import type { ChatCapability } from '../providers/chat/chat-types.js';
-import type { ChatServiceDeps } from './chat-service-deps.js';
+import type { CatalogModel, CatalogRoute } from '../../catalog/model-types.js';
+import { resolveModel } from '../../catalog/resolve-model.js';
+import { modelRoutes } from '../../catalog/servable.js';
+import { GatewayError } from '../../platform/errors/gateway-error.js';
+import type { KeyDoc } from '../../accounts/keys/key-types.js';
+import type { Authorization } from '../../admission/admission-types.js';
+import type { ChatCapability } from '../../providers/chat/chat-types.js';
+import type { ChatServiceDeps } from '../chat-service-deps.js';
 import type { ProviderPreferences, RoutingRequest } from './routing-request.js';
 
 /** One route a request may take: the catalog entry, the route, and its provider's chat. */

@@ -1,10 +1,10 @@
-import type { Nano } from '../billing/money.js';
-import { chatUnits, costLinesWire, priceUnits, type CostLine } from '../billing/pricing.js';
-import type { ChargeOutcome } from '../ledger/ledger-writer.js';
-import type { TokenUsage } from '../providers/chat/chat-types.js';
-import type { AdmittedChat } from './chat-admit.js';
-import type { ChatServiceDeps } from './chat-service-deps.js';
-import type { ProducedText } from './produced-text.js';
+import type { Nano } from '../../billing/money.js';
+import { chatUnits, costLinesWire, priceUnits, type CostLine } from '../../billing/pricing.js';
+import type { ChargeOutcome } from '../../ledger/ledger-writer.js';
+import type { TokenUsage } from '../../providers/chat/chat-types.js';
+import type { AdmittedChat } from '../admit/chat-admit.js';
+import type { ChatServiceDeps } from '../chat-service-deps.js';
+import type { ProducedText } from '../wire/produced-text.js';
 import { settlementUsage } from './settlement-usage.js';
 
 /** What a settled request cost. */

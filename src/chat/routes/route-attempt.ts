@@ -1,7 +1,7 @@
-import type { AdmissionTicket } from '../admission/admission-types.js';
-import type { AttemptSink } from '../routing/index.js';
-import type { AdmittedChat, AdmittedRequest, AdmittedRoute } from './chat-admit.js';
-import type { ChatServiceDeps } from './chat-service-deps.js';
+import type { AdmissionTicket } from '../../admission/admission-types.js';
+import type { AttemptSink } from '../../routing/index.js';
+import type { AdmittedChat, AdmittedRequest, AdmittedRoute } from '../admit/chat-admit.js';
+import type { ChatServiceDeps } from '../chat-service-deps.js';
 
 /** The ticket a route sees: charges at the route's prices; releasing is left to the runner's caller. */
 function attemptTicket(ticket: AdmissionTicket, route: AdmittedRoute): AdmissionTicket {

@@ -1,11 +1,11 @@
-import { unitPrice } from '../billing/pricing.js';
-import type { CatalogModel, CatalogRoute } from '../catalog/model-types.js';
-import { GatewayError } from '../platform/errors/gateway-error.js';
-import type { Authorization } from '../admission/admission-types.js';
-import type { ChatCapability, ChatRequestBody } from '../providers/chat/chat-types.js';
+import { unitPrice } from '../../billing/pricing.js';
+import type { CatalogModel, CatalogRoute } from '../../catalog/model-types.js';
+import { GatewayError } from '../../platform/errors/gateway-error.js';
+import type { Authorization } from '../../admission/admission-types.js';
+import type { ChatCapability, ChatRequestBody } from '../../providers/chat/chat-types.js';
 import { estimateChatCostAsync, requestedOutputLimit, type ChatEstimate } from './chat-estimate.js';
 import { promptTokenCount, type HoldInputs } from './prompt-bound.js';
-import type { RouteTarget } from '../routing/index.js';
+import type { RouteTarget } from '../../routing/index.js';
 import type { RouteCandidate } from './route-candidates.js';
 
 /** One route an admitted request may take, ready to call: its entry as the route prices it. */

@@ -1,14 +1,14 @@
-import { formatUsd } from '../billing/money.js';
-import { attoUsd, type CostLineWire } from '../billing/pricing.js';
-import type { CatalogModel } from '../catalog/model-types.js';
-import { resolveModel } from '../catalog/resolve-model.js';
-import type { KeyDoc } from '../accounts/keys/key-types.js';
-import type { ChatRequestBody } from '../providers/chat/chat-types.js';
-import { validate } from '../platform/validation/validate.js';
+import { formatUsd } from '../../billing/money.js';
+import { attoUsd, type CostLineWire } from '../../billing/pricing.js';
+import type { CatalogModel } from '../../catalog/model-types.js';
+import { resolveModel } from '../../catalog/resolve-model.js';
+import type { KeyDoc } from '../../accounts/keys/key-types.js';
+import type { ChatRequestBody } from '../../providers/chat/chat-types.js';
+import { validate } from '../../platform/validation/validate.js';
 import { admittedRoute, type AdmittedRoute, type FrontHoldInputs } from './admitted-route.js';
 import { holdMargin, holdParts } from './chat-estimate.js';
-import { chatRequestSchema, toChatRequestBody } from './chat-schema.js';
-import type { ChatServiceDeps } from './chat-service-deps.js';
+import { chatRequestSchema, toChatRequestBody } from '../wire/chat-schema.js';
+import type { ChatServiceDeps } from '../chat-service-deps.js';
 import { routeCandidates } from './route-candidates.js';
 import { splitRouting } from './routing-request.js';
 

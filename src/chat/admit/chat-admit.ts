@@ -1,9 +1,9 @@
-import type { KeyDoc } from '../accounts/keys/key-types.js';
-import type { AdmissionTicket } from '../admission/admission-types.js';
-import type { DeferredRate } from '../admission/deferred-rate.js';
+import type { KeyDoc } from '../../accounts/keys/key-types.js';
+import type { AdmissionTicket } from '../../admission/admission-types.js';
+import type { DeferredRate } from '../../admission/deferred-rate.js';
 import type { AdmittedRoute, FrontHoldInputs } from './admitted-route.js';
-import type { ChatServiceDeps } from './chat-service-deps.js';
-import type { CompletionMeta } from './chat-wire.js';
+import type { ChatServiceDeps } from '../chat-service-deps.js';
+import type { CompletionMeta } from '../wire/chat-wire.js';
 import { chatWorstCase, holdLinesWire } from './chat-worst-case.js';
 
 export type { AdmittedRoute, FrontHoldInputs, WebSearchTool } from './admitted-route.js';

@@ -1,5 +1,5 @@
-import { GatewayError } from '../platform/errors/gateway-error.js';
-import type { GraceReads } from './grace-reads.js';
+import { GatewayError } from '../../platform/errors/gateway-error.js';
+import type { GraceReads } from '../settle/grace-reads.js';
 
 /** Time bounds of one request's upstream call. */
 export interface UpstreamTiming {

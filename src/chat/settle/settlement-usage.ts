@@ -1,7 +1,7 @@
-import { readReasoning } from '../providers/chat/reasoning-options.js';
-import type { TokenUsage } from '../providers/chat/chat-types.js';
-import type { AdmittedChat } from './chat-admit.js';
-import type { ProducedText } from './produced-text.js';
+import { readReasoning } from '../../providers/chat/reasoning-options.js';
+import type { TokenUsage } from '../../providers/chat/chat-types.js';
+import type { AdmittedChat } from '../admit/chat-admit.js';
+import type { ProducedText } from '../wire/produced-text.js';
 
 /** More tokens than any one request can report; a larger count is clamped to it (never wraps). */
 export const MAX_PLAUSIBLE_TOKENS = 1_000_000_000;
