@@ -27,6 +27,9 @@ import { createInvalidationBus, type InvalidationBus } from './platform/redis/in
 import { createRedis, waitReady, type Redis } from './platform/redis/redis.js';
 import { RecordWriter } from './ledger/records/record-writer.js';
 import { RequestRecorder } from './ledger/records/request-recorder.js';
+import { RecordReads } from './ledger/records/record-reads.js';
+import { LedgerReads } from './ledger/ledger-reads.js';
+import { KeyReads } from './accounts/keys/key-reads.js';
 import { CeilingRegistry } from './quote/cost-ceiling.js';
 import { IdempotencyStore } from './platform/idempotency/idempotency-store.js';
 import { ResponseBlobs } from './platform/idempotency/response-blobs.js';
@@ -46,7 +49,6 @@ export interface Deps {
   readonly log: Logger;
   readonly clock: Clock;
   readonly mongo: Mongo;
-  readonly c: Collections;
   readonly redis: Redis;
   readonly bus: InvalidationBus;
   readonly catalogRepository: CatalogRepository;
@@ -66,6 +68,12 @@ export interface Deps {
   readonly metrics: Metrics;
   /** Records of inference requests (lookup by request id), written in batches. */
   readonly requests: RequestRecorder;
+  /** Reads of request records, usage, receipts and their exports (routes never see collections). */
+  readonly records: RecordReads;
+  /** Reads of the ledger: pages, chain checks and the export. */
+  readonly ledgerReads: LedgerReads;
+  /** What `GET /v1/key` and the quote read about a key: spend and each limit's figures. */
+  readonly keyReads: KeyReads;
   /** Signs receipts of charged requests and serves the keys that verify them. */
   readonly receipts: ReceiptSigner;
   /** Idempotency keys of inference requests and the responses kept for replays. */
@@ -88,6 +96,14 @@ export interface Deps {
   close(): Promise<void>;
 }
 
+/**
+ * Deps as the composition root built them, with the collections beside: for the code that
+ * prepares a database and for tests that look at what was stored. Routes get `Deps`.
+ */
+export interface BuiltDeps extends Deps {
+  readonly c: Collections;
+}
+
 /** Options for tests: an injected clock, and the job queue's settings or none at all. */
 export interface DepsOptions {
   clock?: Clock;
@@ -98,7 +114,7 @@ export interface DepsOptions {
 }
 
 /** Connects to the stores and wires the services. */
-export async function createDeps(config: Config, log: Logger, options: DepsOptions = {}): Promise<Deps> {
+export async function createDeps(config: Config, log: Logger, options: DepsOptions = {}): Promise<BuiltDeps> {
   const clock = options.clock ?? systemClock;
   // Built first: a broken providers file fails the boot before any store is touched.
   const metrics = new Metrics({ defaultMetrics: config.env !== 'test' });
@@ -149,6 +165,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
 
   return {
     config, log, clock, mongo, c, redis, bus, catalogRepository, catalog, accounts, credits, keys, keyAuth, ledger, admission, providers, metrics, requests, jobs, requestTiming: config.requestTiming, receipts, idempotency, ceilings,
+    records: new RecordReads(c), ledgerReads: new LedgerReads(c), keyReads: new KeyReads(c, clock),
     graceReads: new GraceReads(config.requestTiming.usageGraceMaxStreams),
     routeHealth: new RouteHealth(config.routes), routeRetryBudgetMs: config.routes.retryBudgetMs, webhooks,
     async close() {

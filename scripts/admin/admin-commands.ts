@@ -8,8 +8,6 @@ import { createKeySchema, patchKeySchema } from '../../src/accounts/keys/key-inp
 import { sharedLimitsSchema } from '../../src/accounts/keys/limits-schema.js';
 import { toSharedLimits } from '../../src/accounts/keys/shared-limits.js';
 import { toKeyView } from '../../src/accounts/keys/key-view.js';
-import { verifyAllLedgerChains, verifyLedgerChain } from '../../src/ledger/chain-verify.js';
-import { listLedger } from '../../src/ledger/ledger-query.js';
 import { toLedgerView } from '../../src/ledger/ledger-view.js';
 
 /** Parsed command line: positional words and `--name value` options. */
@@ -51,7 +49,7 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
   ledger: {
     usage: '<account_id> [--limit N] [--cursor C]',
     run: async (d, a) => {
-      const page = await listLedger(d.c, arg(a, 0, 'account_id'), Number(a.options.limit ?? 50), a.options.cursor);
+      const page = await d.ledgerReads.list(arg(a, 0, 'account_id'), Number(a.options.limit ?? 50), a.options.cursor);
       return { data: page.entries.map(toLedgerView), next_cursor: page.nextCursor };
     },
   },
@@ -61,9 +59,9 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
       const id = a.positionals[0];
       if (id) {
         await d.accounts.get(id);
-        return verifyLedgerChain(d.c, id);
+        return d.ledgerReads.verify(id);
       }
-      const all = await verifyAllLedgerChains(d.c);
+      const all = await d.ledgerReads.verifyAll();
       return { ok: all.broken.length === 0, accounts: all.accounts, broken: all.broken };
     },
   },

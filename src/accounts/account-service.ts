@@ -3,6 +3,7 @@ import { newId } from '../platform/util/ids.js';
 import type { SharedLimits } from './keys/key-types.js';
 import type { AccountDoc } from './account-types.js';
 import type { AccountCollections } from './account-collection.js';
+import { listAccounts, type AccountPage } from './account-list.js';
 
 /** Accounts: creation and lookup (credits are the ledger's, see `LedgerCredits`). */
 export class AccountService {
@@ -30,6 +31,11 @@ export class AccountService {
   }
 
   /** One account, or 404. */
+  /** A page of accounts by id, optionally those whose id or name contains `q`. */
+  list(limit: number, cursor?: string, q?: string): Promise<AccountPage> {
+    return listAccounts(this.c, limit, cursor, q);
+  }
+
   async get(accountId: string): Promise<AccountDoc> {
     const doc = await this.c.accounts.findOne({ _id: accountId });
     if (!doc) throw new GatewayError('not_found', `No account '${accountId}'`, { param: 'account_id' });

@@ -8,7 +8,7 @@ import { createApp, type AppExtensions } from '../../src/http/app.js';
 import type { Clock } from '../../src/billing/periods.js';
 import { loadConfig, type Config } from '../../src/platform/config/config.js';
 import { prepareDatabase as prepareSchema } from '../../src/platform/store/prepare-database.js';
-import { createDeps, type Deps } from '../../src/deps.js';
+import { createDeps, type BuiltDeps } from '../../src/deps.js';
 import type { JobQueueOptions } from '../../src/queue/job-queue.js';
 import { createLogger } from '../../src/platform/log/logger.js';
 import { testMongoUri, testRedisUrl, uniqueName } from '../setup/test-context.js';
@@ -19,7 +19,7 @@ export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
 /** A gateway running in this process on an ephemeral port, with a fresh database. */
 export interface TestGateway {
   url: string;
-  deps: Deps;
+  deps: BuiltDeps;
   config: Config;
   /** Everything the gateway logged, for secret-leak checks. */
   logs: () => string;
@@ -44,7 +44,7 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
 }
 
 /** Runs what the release step runs: indexes and the seed catalog. */
-export async function prepareDatabase(deps: Deps): Promise<void> {
+export async function prepareDatabase(deps: BuiltDeps): Promise<void> {
   await prepareSchema(deps.mongo.db, deps.config.catalogFile, { requestRecordRetentionDays: deps.config.requestRecordRetentionDays });
   await deps.catalog.reload();
 }
@@ -56,7 +56,7 @@ export async function startTestGateway(
     clock?: Clock;
     /** Opens the job queue with these settings (images and OCR routes); none by default. */
     jobs?: JobQueueOptions;
-    extensions?: (deps: Deps) => AppExtensions;
+    extensions?: (deps: BuiltDeps) => AppExtensions;
   } = {},
 ): Promise<TestGateway> {
   const config = loadConfig(options.env ?? testEnv());

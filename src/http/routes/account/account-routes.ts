@@ -3,9 +3,8 @@ import { toUsdNumber } from '../../../billing/money.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import type { KeyDoc } from '../../../accounts/keys/key-types.js';
 import { requireKey, type GatewayState } from '../../state.js';
-import { keyInfo, type KeyLiveUsage } from '../../../accounts/keys/key-info.js';
-import type { Collections } from '../../../platform/store/collections.js';
-import type { Clock } from '../../../billing/periods.js';
+import type { KeyLiveUsage } from '../../../accounts/keys/key-info.js';
+import type { KeyReads } from '../../../accounts/keys/key-reads.js';
 import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
 import type { AccountService } from '../../../accounts/account-service.js';
 import { END_USER_HEADER } from '../../../ledger/records/end-user-source.js';
@@ -13,8 +12,7 @@ import { endUserInvalid, MAX_END_USER_LENGTH } from '../../../admission/end-user
 
 /** What the account routes of a key use. */
 export interface AccountRouteDeps {
-  readonly c: Collections;
-  readonly clock: Clock;
+  readonly keyReads: KeyReads;
   readonly keyAuth: KeyAuthenticator;
   readonly accounts: AccountService;
 }
@@ -37,7 +35,7 @@ export function accountRoutes(
     const named = ctx.get(END_USER_HEADER) || (typeof ctx.query.end_user === 'string' ? ctx.query.end_user : '');
     if (named.length > MAX_END_USER_LENGTH) throw endUserInvalid('end_user');
     const [account, live] = await Promise.all([deps.accounts.get(key.account_id), liveUsage(key, named === '' ? undefined : named)]);
-    ctx.body = { data: await keyInfo(deps.c, deps.clock, key, account, live) };
+    ctx.body = { data: await deps.keyReads.info(key, account, live) };
   });
   router.get('/credits', auth, async (ctx) => {
     const account = await deps.accounts.get(requireKey(ctx).account_id);

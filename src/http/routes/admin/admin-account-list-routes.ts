@@ -1,5 +1,4 @@
 import { Router } from '@koa/router';
-import { listAccounts } from '../../../accounts/account-list.js';
 import { toAccountView } from '../../../accounts/account-view.js';
 import { toKeyView } from '../../../accounts/keys/key-view.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
@@ -7,13 +6,11 @@ import { validate } from '../../../platform/validation/validate.js';
 import { accountListQuerySchema } from './admin-schemas.js';
 import type { AccountService } from '../../../accounts/account-service.js';
 import type { KeyService } from '../../../accounts/keys/key-service.js';
-import type { Collections } from '../../../platform/store/collections.js';
 
 /** What the operator's account listing uses. */
 export interface AdminAccountListDeps {
   readonly accounts: AccountService;
   readonly keys: KeyService;
-  readonly c: Collections;
 }
 
 function accountId(ctx: GatewayContext): string {
@@ -26,7 +23,7 @@ export function adminAccountListRoutes(deps: AdminAccountListDeps): Router<Gatew
 
   router.get('/accounts', async (ctx) => {
     const query = validate(accountListQuerySchema, ctx.query);
-    const page = await listAccounts(deps.c, query.limit, query.cursor, query.q || undefined);
+    const page = await deps.accounts.list(query.limit, query.cursor, query.q || undefined);
     ctx.body = { data: page.accounts.map(toAccountView), next_cursor: page.nextCursor };
   });
 

@@ -5,8 +5,7 @@ import { createKeySchema } from '../../../accounts/keys/key-input-schema.js';
 import { sharedLimitsSchema } from '../../../accounts/keys/limits-schema.js';
 import { toSharedLimits } from '../../../accounts/keys/shared-limits.js';
 import { toKeyView } from '../../../accounts/keys/key-view.js';
-import { verifyLedgerChain } from '../../../ledger/chain-verify.js';
-import { listLedger } from '../../../ledger/ledger-query.js';
+import type { LedgerReads } from '../../../ledger/ledger-reads.js';
 import { toLedgerView } from '../../../ledger/ledger-view.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
 import { validate } from '../../../platform/validation/validate.js';
@@ -14,14 +13,13 @@ import { createAccountSchema, creditSchema, ledgerQuerySchema } from './admin-sc
 import type { AccountService } from '../../../accounts/account-service.js';
 import type { LedgerCredits } from '../../../ledger/ledger-credits.js';
 import type { KeyService } from '../../../accounts/keys/key-service.js';
-import type { Collections } from '../../../platform/store/collections.js';
 
 /** What the account routes of the operator API use. */
 export interface AdminAccountDeps {
   readonly accounts: AccountService;
   readonly credits: LedgerCredits;
   readonly keys: KeyService;
-  readonly c: Collections;
+  readonly ledgerReads: LedgerReads;
 }
 
 function accountId(ctx: GatewayContext): string {
@@ -62,14 +60,14 @@ export function adminAccountRoutes(deps: AdminAccountDeps): Router<GatewayState>
     const query = validate(ledgerQuerySchema, ctx.query);
     const id = accountId(ctx);
     await deps.accounts.get(id);
-    const page = await listLedger(deps.c, id, query.limit, query.cursor);
+    const page = await deps.ledgerReads.list(id, query.limit, query.cursor);
     ctx.body = { data: page.entries.map(toLedgerView), next_cursor: page.nextCursor };
   });
 
   router.get('/accounts/:account_id/ledger/verify', async (ctx) => {
     const id = accountId(ctx);
     await deps.accounts.get(id);
-    ctx.body = { data: await verifyLedgerChain(deps.c, id) };
+    ctx.body = { data: await deps.ledgerReads.verify(id) };
   });
 
   router.post('/accounts/:account_id/keys', async (ctx) => {

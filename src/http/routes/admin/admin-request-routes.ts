@@ -1,20 +1,18 @@
 import { Router } from '@koa/router';
-import { ledgerCsv, recordsCsv } from '../../../ledger/records/csv-export.js';
-import { findRecord, listRecords } from '../../../ledger/records/record-query.js';
+import type { LedgerReads } from '../../../ledger/ledger-reads.js';
+import type { RecordReads } from '../../../ledger/records/record-reads.js';
 import { toRecordView } from '../../../ledger/records/record-view.js';
-import { usageByDay } from '../../../ledger/records/usage-query.js';
-import { usageOfEndUser } from '../../../ledger/records/end-user-usage.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
 import { validate } from '../../../platform/validation/validate.js';
 import { adminRecordListSchema, adminUsageSchema, isRequestId, ledgerCsvSchema, recordsCsvSchema, usageRange } from '../requests/request-schemas.js';
 import { RECORD_NOT_FOUND, requestIdParam } from '../requests/requests-routes.js';
-import type { Collections } from '../../../platform/store/collections.js';
 import type { Clock } from '../../../billing/periods.js';
 import type { Logger } from 'pino';
 
 /** What the operator's request-record and usage routes use. */
 export interface AdminRequestDeps {
-  readonly c: Collections;
+  readonly records: RecordReads;
+  readonly ledgerReads: LedgerReads;
   readonly clock: Clock;
   readonly log: Logger;
 }
@@ -33,32 +31,32 @@ export function adminRequestRoutes(deps: AdminRequestDeps): Router<GatewayState>
   router.get('/requests.csv', async (ctx) => {
     const q = validate(recordsCsvSchema, ctx.query);
     attachment(ctx, 'requests.csv');
-    ctx.body = recordsCsv(deps.c, { ...q, accountId: q.account_id, keyId: q.key_id, endUser: q.end_user }, onError);
+    ctx.body = deps.records.csv({ ...q, accountId: q.account_id, keyId: q.key_id, endUser: q.end_user }, onError);
   });
 
   router.get('/ledger.csv', async (ctx) => {
     const q = validate(ledgerCsvSchema, ctx.query);
     attachment(ctx, 'ledger.csv');
-    ctx.body = ledgerCsv(deps.c, q, q.account_id, onError);
+    ctx.body = deps.ledgerReads.csv(q, q.account_id, onError);
   });
 
   router.get('/requests/:request_id', async (ctx) => {
     const id = requestIdParam(ctx);
-    const record = isRequestId(id) ? await findRecord(deps.c.requestRecords, id) : null;
+    const record = isRequestId(id) ? await deps.records.find(id) : null;
     if (record === null) throw RECORD_NOT_FOUND(id);
     ctx.body = { data: toRecordView(record) };
   });
 
   router.get('/requests', async (ctx) => {
     const q = validate(adminRecordListSchema, ctx.query);
-    const page = await listRecords(deps.c.requestRecords, { ...q, accountId: q.account_id, keyId: q.key_id, endUser: q.end_user }, q.limit, q.cursor);
+    const page = await deps.records.list({ ...q, accountId: q.account_id, keyId: q.key_id, endUser: q.end_user }, q.limit, q.cursor);
     ctx.body = { data: page.records.map(toRecordView), next_cursor: page.nextCursor };
   });
 
   router.get('/usage', async (ctx) => {
     const q = validate(adminUsageSchema, ctx.query);
     const range = usageRange(q, deps.clock());
-    ctx.body = { data: q.end_user === undefined ? await usageByDay(deps.c, range, q.account_id) : await usageOfEndUser(deps.c, range, q.end_user, q.account_id) };
+    ctx.body = { data: await deps.records.usage(range, q.account_id, q.end_user) };
   });
 
   return router;

@@ -5,13 +5,13 @@ import { endpointWorstCase, QUOTE_ENDPOINTS, type QuoteDeps } from '../../../quo
 import { holdQuote } from '../../../quote/hold-quote.js';
 import { capCheckName, checkRooms, type Rooms } from '../../../quote/quote-checks.js';
 import type { AccountService } from '../../../accounts/account-service.js';
-import type { KeyCollections } from '../../../accounts/keys/key-collections.js';
+import type { KeyReads } from '../../../accounts/keys/key-reads.js';
 import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import { ceilingFrom } from '../../middleware/cost-ceiling.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';
 import { validate } from '../../../platform/validation/validate.js';
-import { capRooms, keyLimitFigures } from '../../../accounts/keys/limit-room.js';
+import { capRooms } from '../../../accounts/keys/limit-room.js';
 import { END_USER_HEADER, endUserOf } from '../../../ledger/records/end-user-source.js';
 import { endUserInvalid, MAX_END_USER_LENGTH } from '../../../admission/end-user.js';
 import type { LiveUsageReader } from '../account/account-routes.js';
@@ -19,7 +19,7 @@ import type { Middleware } from 'koa';
 
 /** What the quote route needs. */
 export interface QuoteRouteDeps extends QuoteDeps {
-  readonly c: KeyCollections;
+  readonly keyReads: KeyReads;
   readonly accounts: Pick<AccountService, 'get'>;
   readonly keyAuth: KeyAuthenticator;
   readonly rateLimit: Middleware<GatewayState>;
@@ -36,7 +36,7 @@ const quoteSchema = z.strictObject({
  */
 async function roomsOf(deps: QuoteRouteDeps, key: KeyDoc, live: LiveUsageReader, endUser: string | undefined, ownCeiling: bigint | undefined): Promise<Rooms> {
   const [account, usage] = await Promise.all([deps.accounts.get(key.account_id), live(key, endUser)]);
-  const figures = await keyLimitFigures(deps.c, deps.clock(), key, usage);
+  const figures = await deps.keyReads.limitFigures(key, usage);
   const caps = Object.fromEntries(capRooms(figures).map((r) => [capCheckName(r.scope, r.window), r.room]));
   return {
     balance: account.balance - usage.heldUsd,

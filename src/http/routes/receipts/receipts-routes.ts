@@ -1,19 +1,29 @@
 import { Router } from '@koa/router';
-import type { Deps } from '../../../deps.js';
-import { receiptLines, signStoredReceipt, toReceiptView } from '../../../ledger/records/receipt-export.js';
-import { findRecord } from '../../../ledger/records/record-query.js';
+import type { Logger } from 'pino';
+import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
+import { signStoredReceipt, toReceiptView } from '../../../ledger/records/receipt-export.js';
+import type { RecordReads } from '../../../ledger/records/record-reads.js';
+import type { ReceiptSigner } from '../../../ledger/receipts/receipt-signer.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import { requireKey, type GatewayState } from '../../state.js';
 import { validate } from '../../../platform/validation/validate.js';
 import { isRequestId, usageSchema } from '../requests/request-schemas.js';
 import { RECORD_NOT_FOUND, requestIdParam } from '../requests/requests-routes.js';
 
+/** What the receipt routes use. */
+export interface ReceiptRouteDeps {
+  readonly records: RecordReads;
+  readonly keyAuth: KeyAuthenticator;
+  readonly receipts: ReceiptSigner;
+  readonly log: Logger;
+}
+
 /**
  * Receipts: the public keys that verify them (no auth, JWKS shape so JOSE libraries read it),
  * one request's receipt, signed as it is handed out (any key of the owning account), and an account's export as
  * JSON lines (management key).
  */
-export function receiptsRoutes(deps: Pick<Deps, 'c' | 'keyAuth' | 'receipts' | 'log'>): Router<GatewayState> {
+export function receiptsRoutes(deps: ReceiptRouteDeps): Router<GatewayState> {
   const router = new Router<GatewayState>({ prefix: '/v1' });
 
   router.get('/receipts/keys', async (ctx) => {
@@ -23,7 +33,7 @@ export function receiptsRoutes(deps: Pick<Deps, 'c' | 'keyAuth' | 'receipts' | '
 
   router.get('/requests/:request_id/receipt', authenticate(deps.keyAuth), async (ctx) => {
     const id = requestIdParam(ctx);
-    const record = isRequestId(id) ? await findRecord(deps.c.requestRecords, id, requireKey(ctx).account_id) : null;
+    const record = isRequestId(id) ? await deps.records.find(id, requireKey(ctx).account_id) : null;
     if (!record?.receipt) throw RECORD_NOT_FOUND(id);
     ctx.body = { data: toReceiptView(signStoredReceipt(record.receipt, deps.receipts)) };
   });
@@ -32,7 +42,7 @@ export function receiptsRoutes(deps: Pick<Deps, 'c' | 'keyAuth' | 'receipts' | '
     const range = validate(usageSchema, ctx.query);
     ctx.set('Content-Type', 'application/x-ndjson; charset=utf-8');
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = receiptLines(deps.c.requestRecords, deps.receipts, requireKey(ctx).account_id, range, (err) => deps.log.warn({ err }, 'receipt export ended early'));
+    ctx.body = deps.records.receipts(deps.receipts, requireKey(ctx).account_id, range, (err) => deps.log.warn({ err }, 'receipt export ended early'));
   });
 
   return router;

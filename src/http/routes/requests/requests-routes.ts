@@ -1,20 +1,17 @@
 import { Router } from '@koa/router';
 import { GatewayError } from '../../../platform/errors/gateway-error.js';
-import { findRecord, listRecords } from '../../../ledger/records/record-query.js';
+import type { RecordReads } from '../../../ledger/records/record-reads.js';
 import { toRecordView } from '../../../ledger/records/record-view.js';
-import { usageByDay } from '../../../ledger/records/usage-query.js';
-import { usageOfEndUser } from '../../../ledger/records/end-user-usage.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';
 import { validate } from '../../../platform/validation/validate.js';
 import { isRequestId, recordListSchema, usageRange, usageSchema } from './request-schemas.js';
-import type { Collections } from '../../../platform/store/collections.js';
 import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
 import type { Clock } from '../../../billing/periods.js';
 
 /** What the request-record routes of a key use. */
 export interface RequestsRouteDeps {
-  readonly c: Collections;
+  readonly records: RecordReads;
   readonly keyAuth: KeyAuthenticator;
   readonly clock: Clock;
 }
@@ -38,7 +35,7 @@ export function requestsRoutes(deps: RequestsRouteDeps): Router<GatewayState> {
 
   router.get('/requests/:request_id', anyKey, async (ctx) => {
     const id = requestIdParam(ctx);
-    const record = isRequestId(id) ? await findRecord(deps.c.requestRecords, id, requireKey(ctx).account_id) : null;
+    const record = isRequestId(id) ? await deps.records.find(id, requireKey(ctx).account_id) : null;
     if (record === null) throw RECORD_NOT_FOUND(id);
     ctx.body = { data: toRecordView(record) };
   });
@@ -50,7 +47,7 @@ export function requestsRoutes(deps: RequestsRouteDeps): Router<GatewayState> {
       throw new GatewayError('permission_denied', 'An inference key lists only its own requests; use a management key for others.', { param: 'key_id' });
     }
     const keyId = key.role === 'management' ? q.key_id : key._id;
-    const page = await listRecords(deps.c.requestRecords, { ...q, accountId: key.account_id, keyId, endUser: q.end_user }, q.limit, q.cursor);
+    const page = await deps.records.list({ ...q, accountId: key.account_id, keyId, endUser: q.end_user }, q.limit, q.cursor);
     ctx.body = { data: page.records.map(toRecordView), next_cursor: page.nextCursor };
   });
 
@@ -58,7 +55,7 @@ export function requestsRoutes(deps: RequestsRouteDeps): Router<GatewayState> {
     const q = validate(usageSchema, ctx.query);
     const range = usageRange(q, deps.clock());
     const accountId = requireKey(ctx).account_id;
-    ctx.body = { data: q.end_user === undefined ? await usageByDay(deps.c, range, accountId) : await usageOfEndUser(deps.c, range, q.end_user, accountId) };
+    ctx.body = { data: await deps.records.usage(range, accountId, q.end_user) };
   });
 
   return router;

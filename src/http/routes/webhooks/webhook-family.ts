@@ -1,9 +1,15 @@
 import { Router } from '@koa/router';
-import type { Deps } from '../../../deps.js';
+import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
 import { adminAuth } from '../../middleware/admin-auth.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';
-import { webhookAccountRoutes, webhookItemRoutes } from './webhook-routes.js';
+import { webhookAccountRoutes, webhookItemRoutes, type WebhookRouteDeps } from './webhook-routes.js';
+
+/** What the webhook routes of both audiences use. */
+export interface WebhookFamilyDeps extends WebhookRouteDeps {
+  readonly keyAuth: KeyAuthenticator;
+  readonly config: { readonly adminToken?: string };
+}
 
 function accountParam(ctx: GatewayContext): string {
   return String((ctx as GatewayContext & { params: Record<string, string> }).params.account_id);
@@ -13,7 +19,7 @@ function accountParam(ctx: GatewayContext): string {
  * Webhooks for management keys (`/v1/webhooks…`, `/v1/webhook-settings`, own account) and the
  * operator (`/v1/admin/accounts/:account_id/webhooks`, `…/webhook-settings`, `/v1/admin/webhooks/…`).
  */
-export function webhookRoutes(deps: Pick<Deps, 'webhooks' | 'keyAuth' | 'config'>): Router<GatewayState> {
+export function webhookRoutes(deps: WebhookFamilyDeps): Router<GatewayState> {
   const root = new Router<GatewayState>();
   const own = new Router<GatewayState>({ prefix: '/v1' });
   const ownAccount = (ctx: GatewayContext) => requireKey(ctx).account_id;
