@@ -9,6 +9,9 @@ import type { RouteHealth } from '../routing/index.js';
 import type { GraceReads } from './settle/grace-reads.js';
 import type { UpstreamTiming } from './routes/upstream-signal.js';
 
+/** The metrics chat reports: charges, upstream timings, open streams, route outcomes. */
+export type ChatMetrics = Pick<Metrics, 'charged' | 'overLimit' | 'unpricedUnits' | 'upstream' | 'streamOpened' | 'streamClosed' | 'routes'>;
+
 /** What the chat service needs from the composition root. */
 export interface ChatServiceDeps {
   readonly catalog: CatalogCache;
@@ -17,7 +20,7 @@ export interface ChatServiceDeps {
   readonly log: Logger;
   readonly clock: Clock;
   /** Optional so unit tests can leave metrics out. */
-  readonly metrics?: Metrics;
+  readonly metrics?: ChatMetrics;
   /** Open request records, told when a stream fails after it answered 200. */
   readonly requests?: DraftLookup;
   /** How long a request may run and wait for usage after its client left. */
