@@ -32,7 +32,7 @@ async function runPlan(deps: ChatServiceDeps, admitted: AdmittedChat, plan: Fron
 /** Runs the front's plan on each route in turn until one answers (see runRoutes). */
 async function runOnRoutes(deps: ChatServiceDeps, admitted: AdmittedChat, front: ChatFront, channel: ClientChannel): Promise<unknown> {
   const stream = admitted.body.stream === true;
-  const upstream = upstreamSignal(channel.signal, deps.requestTiming, stream, {
+  const upstream = upstreamSignal(channel.departure, deps.requestTiming, stream, {
     graceReads: deps.graceReads,
     // The slot is the client's: gone with it. The hold is the money's: it stays until settled.
     onLeave: stream ? () => void admitted.ticket.freeStreamSlot?.() : undefined,
