@@ -2,6 +2,7 @@ import { Router } from '@koa/router';
 import type { Deps } from '../../../deps.js';
 import { receiptLines, signStoredReceipt, toReceiptView } from '../../../requests/receipt-export.js';
 import { findRecord } from '../../../requests/record-query.js';
+import { storedReceipt } from '../../../requests/record-receipt.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import { requireKey, type GatewayState } from '../../state.js';
 import { validate } from '../../../validation/validate.js';
@@ -24,8 +25,9 @@ export function receiptsRoutes(deps: Pick<Deps, 'c' | 'keyAuth' | 'receipts' | '
   router.get('/requests/:request_id/receipt', authenticate(deps.keyAuth), async (ctx) => {
     const id = requestIdParam(ctx);
     const record = isRequestId(id) ? await findRecord(deps.c.requestRecords, id, requireKey(ctx).account_id) : null;
-    if (!record?.receipt) throw RECORD_NOT_FOUND(id);
-    ctx.body = { data: toReceiptView(signStoredReceipt(record.receipt, deps.receipts)) };
+    const stored = record === null ? undefined : storedReceipt(record);
+    if (!stored) throw RECORD_NOT_FOUND(id);
+    ctx.body = { data: toReceiptView(signStoredReceipt(stored, deps.receipts)) };
   });
 
   router.get('/receipts/export', authenticate(deps.keyAuth, ['management']), async (ctx) => {
