@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { parsePrice } from '../billing/money.js';
+import { holdUnitPrices } from '../billing/pricing.js';
 import type { CatalogRepository } from './catalog-repository.js';
 import { priceVersion } from './price-version.js';
 import { aliasIndex } from './aliases.js';
@@ -11,7 +12,7 @@ function priced(doc: ModelDoc, routes: readonly CatalogRoute[]): CatalogModel {
     if (value !== undefined) prices[key] = parsePrice(value);
   }
   const isFree = Object.values(prices).every((p) => p === 0n);
-  return { id: doc._id, doc, prices, isFree, priceVersion: priceVersion(doc.pricing), routes };
+  return { id: doc._id, doc, prices, isFree, priceVersion: priceVersion(doc.pricing), holdPrices: holdUnitPrices({ prices }), routes };
 }
 
 /** The entry as one route serves it: the route's provider, upstream name and prices. */
