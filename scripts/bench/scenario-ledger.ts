@@ -37,7 +37,7 @@ export async function ledgerScenario(ctx: ScenarioContext): Promise<ScenarioOutp
     const outcome = await writer.charge(request);
     if (!signed) return outcome;
     const facts = { requestId: id, accountId: request.accountId, keyId: request.keyId, model, endpoint: '/v1/chat/completions', provider: 'openai' };
-    return signer.sign(buildReceipt({ ...facts, units, charge: outcome, tokenSource: 'upstream', status: 200, failure: undefined, settledAt: request.at }));
+    return signer.sign(buildReceipt({ ...facts, charge: outcome, tokenSource: 'upstream', status: 200, failure: undefined, settledAt: request.at }));
   };
   const prefix = `bench-ledger-${stack.runId}-`;
   const count = ctx.plan.ledgerCharges;

@@ -174,3 +174,28 @@ export function dearestPrice(model: Priced, keys: readonly PriceKey[]): Atto {
     return price > max ? price : max;
   }, 0n);
 }
+
+/** Price keys an input token may be billed under, and an output token. */
+const INPUT_KEYS: readonly PriceKey[] = ['prompt', 'input_cache_read', 'input_cache_write', 'input_cache_write_1h'];
+const OUTPUT_KEYS: readonly PriceKey[] = ['completion', 'internal_reasoning'];
+
+/** The unit prices a chat hold counts at (atto-USD), fixed by a model's prices alone. */
+export interface HoldUnitPrices {
+  /** The dearest price an input token may be billed at (a cache write may cost more than plain input). */
+  readonly input: Atto;
+  /** The dearest price an output token may be billed at. */
+  readonly output: Atto;
+  readonly webSearch: Atto;
+  /** The per-call fee (0 when none). */
+  readonly request: Atto;
+}
+
+/** The hold's unit prices of a model; the catalog works them out once per entry as it loads. */
+export function holdUnitPrices(model: Priced): HoldUnitPrices {
+  return {
+    input: dearestPrice(model, INPUT_KEYS),
+    output: dearestPrice(model, OUTPUT_KEYS),
+    webSearch: unitPrice(model, 'web_search') ?? 0n,
+    request: unitPrice(model, 'request') ?? 0n,
+  };
+}

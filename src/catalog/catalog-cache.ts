@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { parsePrice } from '../billing/money.js';
+import { holdUnitPrices } from '../billing/pricing.js';
 import type { CatalogRepository } from './catalog-repository.js';
 import { priceVersion } from './price-version.js';
 import { aliasIndex } from './aliases.js';
@@ -11,7 +12,7 @@ function priced(doc: ModelDoc, routes: readonly CatalogRoute[]): CatalogModel {
     if (value !== undefined) prices[key] = parsePrice(value);
   }
   const isFree = Object.values(prices).every((p) => p === 0n);
-  return { id: doc._id, doc, prices, isFree, priceVersion: priceVersion(doc.pricing), routes };
+  return { id: doc._id, doc, prices, isFree, priceVersion: priceVersion(doc.pricing), holdPrices: holdUnitPrices({ prices }), routes };
 }
 
 /** The entry as one route serves it: the route's provider, upstream name and prices. */
@@ -28,13 +29,22 @@ export function toCatalogModel(doc: ModelDoc): CatalogModel {
   return priced(doc, routes.map((route) => routeView(doc, route)));
 }
 
+/** Polls between full reads made even though the fingerprint did not move (edits made past the repository). */
+const FULL_READ_EVERY_POLLS = 12;
+
 /**
  * The catalog held in memory by each process. Reloaded on invalidation messages and on a
- * short poll as a fallback, so operator edits reach every process within seconds.
+ * short poll as a fallback, so operator edits reach every process within seconds. The poll
+ * reads only the catalog's fingerprint unless it moved (and, now and then, the whole catalog
+ * anyway); an entry whose document did not change keeps its parsed prices and price version.
  */
 export class CatalogCache {
   private models = new Map<string, CatalogModel>();
   private aliases = new Map<string, string>();
+  /** Each entry's stored document as JSON, the key under which its parsed form is reused. */
+  private sources = new Map<string, string>();
+  private fingerprint: string | undefined;
+  private polls = 0;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -46,7 +56,7 @@ export class CatalogCache {
   /** Loads the catalog and starts the fallback poll. */
   async start(): Promise<void> {
     await this.reload();
-    this.timer = setInterval(() => void this.reloadQuietly(), this.pollMs);
+    this.timer = setInterval(() => void this.poll(), this.pollMs);
     this.timer.unref();
   }
 
@@ -57,9 +67,20 @@ export class CatalogCache {
 
   /** Replaces the in-memory catalog with what MongoDB holds now. */
   async reload(): Promise<void> {
+    const fingerprint = await this.repository.fingerprint();
     const docs = await this.repository.listActive();
-    this.models = new Map(docs.map((d) => [d._id, toCatalogModel(d)]));
+    const models = new Map<string, CatalogModel>();
+    const sources = new Map<string, string>();
+    for (const doc of docs) {
+      const source = JSON.stringify(doc);
+      const known = this.sources.get(doc._id) === source ? this.models.get(doc._id) : undefined;
+      models.set(doc._id, known ?? toCatalogModel(doc));
+      sources.set(doc._id, source);
+    }
+    this.models = models;
+    this.sources = sources;
     this.aliases = aliasIndex(docs);
+    this.fingerprint = fingerprint;
   }
 
   /** Reload that logs instead of throwing (background use). */
@@ -69,6 +90,18 @@ export class CatalogCache {
     } catch (err) {
       this.log.warn({ err }, 'catalog reload failed; keeping the previous catalog');
     }
+  }
+
+  /** The fallback poll: a full read only when the fingerprint moved, or every few polls. */
+  private async poll(): Promise<void> {
+    try {
+      const due = ++this.polls % FULL_READ_EVERY_POLLS === 0;
+      if (!due && (await this.repository.fingerprint()) === this.fingerprint) return;
+    } catch (err) {
+      this.log.warn({ err }, 'catalog check failed; keeping the previous catalog');
+      return;
+    }
+    await this.reloadQuietly();
   }
 
   /** One model by id or alias, if listed; a real id is never shadowed by an alias. */

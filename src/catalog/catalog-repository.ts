@@ -49,6 +49,16 @@ export class CatalogRepository {
   }
 
   /**
+   * A cheap stand-in for the whole catalog: how many entries there are (retired ones included)
+   * and when the latest was written. Every write through this repository moves it, so a
+   * process can poll it and read the entries only when it moved.
+   */
+  async fingerprint(): Promise<string> {
+    const [row] = await this.models.aggregate<{ n: number; last: Date | null }>([{ $group: { _id: null, n: { $sum: 1 }, last: { $max: '$updated_at' } } }]).toArray();
+    return row === undefined ? 'empty' : `${row.n}:${row.last instanceof Date ? row.last.getTime() : String(row.last)}`;
+  }
+
+  /**
    * Creates or replaces one entry; returns the stored document.
    * @throws GatewayError `invalid_request` when an id or alias would collide with another entry's.
    */

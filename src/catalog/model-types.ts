@@ -1,4 +1,4 @@
-import type { PriceKey } from '../billing/pricing.js';
+import type { HoldUnitPrices, PriceKey } from '../billing/pricing.js';
 
 /** The price keys belong to billing; catalog entries carry a price for some of them. */
 export type { PriceKey };
@@ -62,6 +62,8 @@ export interface CatalogModel {
   readonly priceVersion: string;
   /** True when every price is zero: such a model needs no balance. */
   readonly isFree: boolean;
+  /** The unit prices a chat hold counts at, worked out once at load (absent on entries built by hand). */
+  readonly holdPrices?: HoldUnitPrices;
   /**
    * The entry's routes in order of preference. Each carries the entry as served by that route
    * (its provider, upstream name and prices), so a request is billed at the prices of the

@@ -34,7 +34,7 @@ async function runPlan(deps: ChatServiceDeps, admitted: AdmittedChat, plan: Fron
 async function runOnRoutes(deps: ChatServiceDeps, admitted: AdmittedRequest, front: ChatFront, channel: ClientChannel): Promise<unknown> {
   // Every route's body keeps the client's `stream`: the first one's says how the request runs.
   const stream = admitted.routes[0]?.body.stream === true;
-  const upstream = upstreamSignal(channel.signal, deps.requestTiming, stream, {
+  const upstream = upstreamSignal(channel.departure, deps.requestTiming, stream, {
     graceReads: deps.graceReads,
     // The slot is the client's: gone with it. The hold is the money's: it stays until settled.
     onLeave: stream ? () => void admitted.ticket.freeStreamSlot?.() : undefined,

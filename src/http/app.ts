@@ -1,4 +1,3 @@
-import cors from '@koa/cors';
 import { Router } from '@koa/router';
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
@@ -6,16 +5,12 @@ import { consoleSessionMiddleware } from './routes/console/console-routes.js';
 import type { Deps } from '../deps.js';
 import { GatewayError } from '../platform/errors/gateway-error.js';
 import { errorHeaders, serializeError } from '../platform/errors/serialize.js';
-import { accessLog } from './middleware/access-log.js';
-import { EXPOSED_HEADERS } from './middleware/cors-headers.js';
+import { edge } from './middleware/edge.js';
 import { errorBoundary } from './middleware/error-boundary.js';
 import { jsonLimits } from './middleware/json-limits.js';
-import { requestId } from './middleware/request-id.js';
 import { requireContentType } from './middleware/require-content-type.js';
 import { routeFamilies, type RouteOptions } from './routes/route-families.js';
 import type { GatewayState } from './state.js';
-import { metricsMiddleware } from './middleware/metrics-middleware.js';
-import { recordRequests } from './middleware/record-requests.js';
 import { traceRequests } from './middleware/trace-requests.js';
 
 /**
@@ -53,15 +48,9 @@ function notFound(): Koa.Middleware<GatewayState> {
 export function createApp(deps: Deps, extensions: AppExtensions = {}): Koa<GatewayState> {
   const app = new Koa<GatewayState>({ proxy: true });
   app.silent = true;
-  app.use(requestId());
-  app.use(accessLog(deps.log));
-  app.use(metricsMiddleware(deps.metrics));
-  app.use(recordRequests(deps.requests));
+  // Request id, record, CORS (when an Origin is sent), metrics and the access log in one frame.
+  app.use(edge(deps));
   app.use(traceRequests(deps.requests));
-  // No allowHeaders list: the preflight's requested headers are allowed (bearer or x-api-key auth,
-  // SDK telemetry headers such as x-stainless-* or anthropic-version). Credentials are never
-  // allowed cross-origin, so the console's cookie only ever works from its own page.
-  app.use(cors({ origin: '*', exposeHeaders: [...EXPOSED_HEADERS], maxAge: 600 }));
   app.use(errorBoundary(deps.log, { drainBytes: Math.max(4 * deps.config.limits.jsonBodyBytes, MIN_DRAIN_BYTES) }));
   app.use(requireContentType({ multipartPaths: MULTIPART_PATHS }));
   app.use(koaBody({ jsonLimit: deps.config.limits.jsonBodyBytes, jsonStrict: true, multipart: false, urlencoded: false, text: false }));

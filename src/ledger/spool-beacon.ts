@@ -14,6 +14,8 @@ const MARK_TTL_MS = 3_000;
 export class SpoolBeacon {
   private readonly member = `${process.pid}-${randomBytes(4).toString('hex')}`;
   private othersPending = false;
+  /** Whether this process's mark may be in the set (added, or its removal not confirmed). */
+  private marked = false;
 
   constructor(
     private readonly redis: Redis,
@@ -26,16 +28,27 @@ export class SpoolBeacon {
     return this.othersPending;
   }
 
-  /** Publishes this process's state and reads the others'. Redis trouble keeps the last view. */
+  /**
+   * Publishes this process's state and reads the others'. With nothing spooled here and no mark
+   * to take back, the usual case, that is one read of the live marks; lapsed marks are skipped
+   * by score and swept by the next process that writes. Redis trouble keeps the last view.
+   */
   async exchange(pendingHere: boolean, now: number): Promise<void> {
     try {
-      const pipeline = this.redis.pipeline();
-      if (pendingHere) pipeline.zadd(this.key, now + MARK_TTL_MS, this.member);
-      else pipeline.zrem(this.key, this.member);
-      pipeline.zremrangebyscore(this.key, '-inf', now);
-      pipeline.zrange(this.key, '0', '-1');
-      const results = await pipeline.exec();
-      const members = results?.[2]?.[1];
+      let members: unknown;
+      if (pendingHere || this.marked) {
+        const pipeline = this.redis.pipeline();
+        if (pendingHere) pipeline.zadd(this.key, now + MARK_TTL_MS, this.member);
+        else pipeline.zrem(this.key, this.member);
+        pipeline.zremrangebyscore(this.key, '-inf', now);
+        pipeline.zrangebyscore(this.key, `(${now}`, '+inf');
+        const results = await pipeline.exec();
+        const failed = results?.some(([err]) => err !== null) ?? true;
+        if (!failed) this.marked = pendingHere;
+        members = results?.[2]?.[1];
+      } else {
+        members = await this.redis.zrangebyscore(this.key, `(${now}`, '+inf');
+      }
       this.othersPending = Array.isArray(members) && members.some((m) => m !== this.member);
     } catch (err) {
       this.log.debug({ err }, 'spool beacon exchange failed');

@@ -18,7 +18,14 @@ export interface SpoolingOptions {
 /** Ticks between looks for spool files of processes that died. */
 const ADOPT_EVERY_TICKS = 20;
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** How often MongoDB's health is looked at while charges wait for their commit. */
+const WATCH_MS = 100;
+
+/** A charge waiting for its commit: when it stops waiting, and how. */
+interface CommitWaiter {
+  readonly deadline: number;
+  readonly giveUp: () => void;
+}
 
 /** Errors after which the charge may well not be in MongoDB, and retrying it later is safe. */
 function isRetryable(err: unknown): boolean {
@@ -39,6 +46,8 @@ export class SpoolingLedger {
   private draining = false;
   private ticks = 0;
   private readonly commitWaitMs: number;
+  private readonly waiters = new Set<CommitWaiter>();
+  private watch: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly writer: LedgerWriter,
@@ -99,20 +108,44 @@ export class SpoolingLedger {
     return { spooled: this.spool.size() };
   }
 
-  /** The commit's outcome, or undefined once MongoDB is seen down or the wait is over. */
-  private async firstOf(committed: Promise<ChargeOutcome>): Promise<ChargeOutcome | undefined> {
-    let settled = false;
-    const watch = (async () => {
-      for (let waited = 0; waited < this.commitWaitMs && !settled; waited += 100) {
-        await sleep(100);
-        if (!this.health.writable) return undefined;
+  /**
+   * The commit's outcome, or undefined once MongoDB is seen down or the wait is over. One
+   * shared watch looks at every waiting charge each {@link WATCH_MS}, and only while some wait,
+   * so a charge that commits at once costs no timer of its own.
+   */
+  private firstOf(committed: Promise<ChargeOutcome>): Promise<ChargeOutcome | undefined> {
+    return new Promise((resolve, reject) => {
+      const waiter: CommitWaiter = { deadline: Date.now() + this.commitWaitMs, giveUp: () => resolve(undefined) };
+      this.waiters.add(waiter);
+      if (this.watch === undefined) {
+        this.watch = setInterval(() => this.watchWaiters(), WATCH_MS);
+        this.watch.unref();
       }
-      return undefined;
-    })();
-    try {
-      return await Promise.race([committed, watch]);
-    } finally {
-      settled = true;
+      committed.then(
+        (outcome) => {
+          this.waiters.delete(waiter);
+          resolve(outcome);
+        },
+        (err: unknown) => {
+          this.waiters.delete(waiter);
+          reject(err);
+        },
+      );
+    });
+  }
+
+  /** Gives up on every waiting charge once MongoDB is seen down, and on each past its wait. */
+  private watchWaiters(): void {
+    const down = !this.health.writable;
+    const now = Date.now();
+    for (const waiter of this.waiters) {
+      if (!down && now < waiter.deadline) continue;
+      this.waiters.delete(waiter);
+      waiter.giveUp();
+    }
+    if (this.waiters.size === 0) {
+      clearInterval(this.watch);
+      this.watch = undefined;
     }
   }
 

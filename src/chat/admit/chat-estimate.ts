@@ -1,15 +1,11 @@
 import { formatUsd, type Nano } from '../../billing/money.js';
-import { dearestPrice, unitPrice } from '../../billing/pricing.js';
+import { holdUnitPrices } from '../../billing/pricing.js';
 import type { CatalogModel, PriceKey } from '../../catalog/model-types.js';
 import type { ChatRequestBody } from '../../providers/chat/chat-types.js';
 import { promptTokenBound, type HoldInputs } from './prompt-bound.js';
 
 /** Output limit of a model whose catalog entry has no context length. */
 export const DEFAULT_OUTPUT_LIMIT = 32_768;
-
-/** Price keys an input token may be billed under, and an output token. */
-const INPUT_KEYS: readonly PriceKey[] = ['prompt', 'input_cache_read', 'input_cache_write', 'input_cache_write_1h'];
-const OUTPUT_KEYS: readonly PriceKey[] = ['completion', 'internal_reasoning'];
 
 /**
  * Nano-USD added to a hold so that rounding each billed line on its own (half up) can never
@@ -74,11 +70,12 @@ export interface HoldPart {
 /** The parts {@link holdCost} sums (before its rounding margin), so a quote can show them. */
 export function holdParts(model: CatalogModel, units: HoldUnits): HoldPart[] {
   const part = (component: PriceKey, count: number, unitPrice: bigint): HoldPart => ({ component, units: count, unitPrice, amount: ceilNano(BigInt(count) * unitPrice) });
+  const prices = model.holdPrices ?? holdUnitPrices(model);
   return [
-    part('prompt', units.promptTokens, dearestPrice(model, INPUT_KEYS)),
-    part('completion', units.completionTokens, dearestPrice(model, OUTPUT_KEYS)),
-    part('web_search', units.webSearches, unitPrice(model, 'web_search') ?? 0n),
-    part('request', 1, unitPrice(model, 'request') ?? 0n),
+    part('prompt', units.promptTokens, prices.input),
+    part('completion', units.completionTokens, prices.output),
+    part('web_search', units.webSearches, prices.webSearch),
+    part('request', 1, prices.request),
   ];
 }
 

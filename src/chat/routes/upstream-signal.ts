@@ -1,4 +1,5 @@
 import { GatewayError } from '../../platform/errors/gateway-error.js';
+import type { ClientDeparture } from '../wire/client-channel.js';
 import type { GraceReads } from '../settle/grace-reads.js';
 
 /** Time bounds of one request's upstream call. */
@@ -31,21 +32,22 @@ export interface UpstreamSignal {
  * bound, held until the call ends; without one the call stops at once. Any request ends after
  * `maxRequestMs`, so no hold and no stream slot are held forever.
  */
-export function upstreamSignal(client: AbortSignal, timing: UpstreamTiming, stream: boolean, leave: ClientLeave = {}): UpstreamSignal {
+export function upstreamSignal(client: ClientDeparture, timing: UpstreamTiming, stream: boolean, leave: ClientLeave = {}): UpstreamSignal {
+  // The call's one controller; the client's departure is only listened to.
   const controller = new AbortController();
-  const timers: NodeJS.Timeout[] = [];
   let permit: (() => void) | undefined;
   // The reason is made when the timer fires: an error built per request captures a stack trace.
-  const abortAfter = (ms: number, reason: () => unknown): void => {
+  const abortAfter = (ms: number, reason: () => unknown): NodeJS.Timeout => {
     const timer = setTimeout(() => controller.abort(reason()), ms);
     timer.unref();
-    timers.push(timer);
+    return timer;
   };
-  abortAfter(timing.maxRequestMs, () => new GatewayError('upstream_timeout', `The request ran longer than the ${Math.round(timing.maxRequestMs / 1000)} s a request may run`));
+  const deadline = abortAfter(timing.maxRequestMs, () => new GatewayError('upstream_timeout', `The request ran longer than the ${Math.round(timing.maxRequestMs / 1000)} s a request may run`));
+  let grace: NodeJS.Timeout | undefined;
   const onClientGone = (): void => {
     leave.onLeave?.();
     if (stream && timing.usageGraceMs > 0) permit = leave.graceReads === undefined ? () => undefined : leave.graceReads.take();
-    if (permit !== undefined) abortAfter(timing.usageGraceMs, () => client.reason);
+    if (permit !== undefined) grace = abortAfter(timing.usageGraceMs, () => client.reason);
     else controller.abort(client.reason);
   };
   if (client.aborted) onClientGone();
@@ -53,7 +55,8 @@ export function upstreamSignal(client: AbortSignal, timing: UpstreamTiming, stre
   return {
     signal: controller.signal,
     dispose: () => {
-      for (const timer of timers) clearTimeout(timer);
+      clearTimeout(deadline);
+      if (grace !== undefined) clearTimeout(grace);
       client.removeEventListener('abort', onClientGone);
       permit?.();
     },

@@ -15,10 +15,24 @@ export interface EventSink {
   end(done: boolean): Promise<void>;
 }
 
-/** One client connection: its abort signal and its event sink. */
+/**
+ * The client's leaving, as an upstream call listens for it: the part of an AbortSignal it uses,
+ * so the edge can offer it without an AbortController per request (an AbortSignal fits too).
+ */
+export interface ClientDeparture {
+  /** True once the client went away before the response ended. */
+  readonly aborted: boolean;
+  /** Why (set once `aborted`). */
+  readonly reason: unknown;
+  /** Calls `listener` once when the client goes away. */
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/** One client connection: its departure and its event sink. */
 export interface ClientChannel {
   /** Fires when the client goes away before the response ended. */
-  readonly signal: AbortSignal;
+  readonly departure: ClientDeparture;
   readonly events: EventSink;
   /** Adds headers to the response, streamed or not (ignored once they were sent). */
   setHeaders(headers: Readonly<Record<string, string>>): void;

@@ -1,6 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Middleware } from 'koa';
-import type { GatewayContext, GatewayState } from '../state.js';
+import type { GatewayContext } from '../state.js';
 import type { RequestRecorder } from '../../ledger/records/request-recorder.js';
 import { END_USER_HEADER, endUserOf } from '../../ledger/records/end-user-source.js';
 
@@ -44,33 +43,32 @@ function field(body: unknown, name: string): unknown {
   return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
 }
 
+/** Closes a request's record once its response has gone out; see {@link openRecord}. */
+export type RecordCloser = () => void;
+
 /**
- * Keeps a record of every request on the inference endpoints. Sits outside the error
- * boundary, so it sees the status and error body actually sent; the draft it opens is filled
- * by admission (model, provider, charge) while the request runs.
+ * Opens the record of a request on an inference endpoint, or returns undefined for any other
+ * request. The edge middleware calls the closer after the rest of the app ran: it sits outside
+ * the error boundary, so the record gets the status and error body actually sent. The draft is
+ * filled by admission (model, provider, charge) while the request runs.
  */
-export function recordRequests(recorder: RequestRecorder): Middleware<GatewayState> {
-  return async function recordRequestsMiddleware(ctx, next) {
-    const endpoint = endpointOf(ctx);
-    if (endpoint === undefined) return next();
-    const draft = recorder.open(ctx.state.requestId, endpoint);
-    draft.endUserSource = () => endUserOf(endpoint, ctx.get(END_USER_HEADER) || undefined, ctx.request.body);
-    try {
-      await next();
-    } finally {
-      afterResponse(ctx.res, () => {
-        const answered = ctx.res.headersSent;
-        const requested = ctx.request.body;
-        const model = field(requested, 'model');
-        const code = field(field(ctx.body, 'error'), 'code');
-        recorder.finish(draft, {
-          key: ctx.state.key,
-          status: answered ? ctx.status : CLIENT_CLOSED,
-          errorCode: answered && typeof code === 'string' ? code : undefined,
-          requestedModel: typeof model === 'string' ? model : undefined,
-          requestedStream: field(requested, 'stream') === true,
-        });
+export function openRecord(recorder: RequestRecorder, ctx: GatewayContext): RecordCloser | undefined {
+  const endpoint = endpointOf(ctx);
+  if (endpoint === undefined) return undefined;
+  const draft = recorder.open(ctx.state.requestId, endpoint);
+  draft.endUserSource = () => endUserOf(endpoint, ctx.get(END_USER_HEADER) || undefined, ctx.request.body);
+  return () =>
+    afterResponse(ctx.res, () => {
+      const answered = ctx.res.headersSent;
+      const requested = ctx.request.body;
+      const model = field(requested, 'model');
+      const code = field(field(ctx.body, 'error'), 'code');
+      recorder.finish(draft, {
+        key: ctx.state.key,
+        status: answered ? ctx.status : CLIENT_CLOSED,
+        errorCode: answered && typeof code === 'string' ? code : undefined,
+        requestedModel: typeof model === 'string' ? model : undefined,
+        requestedStream: field(requested, 'stream') === true,
       });
-    }
-  };
+    });
 }

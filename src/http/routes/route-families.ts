@@ -55,10 +55,18 @@ function queued(deps: RouteFamilyDeps): (QueuedServiceDeps & RouteFamilyDeps & {
 }
 
 /**
- * Every route family of the gateway, in mounting order. This is the one place a new family is
- * added: give it a name and a factory over {@link RouteFamilyDeps}.
+ * Every route family of the gateway, in mounting order (no two families share a path, so the
+ * order only decides how many routers a request passes before its own). This is the one place a
+ * new family is added: give it a name and a factory over {@link RouteFamilyDeps}.
  */
 export const ROUTE_FAMILIES: readonly RouteFamily[] = [
+  // Inference first: they carry nearly all the traffic, and each router passed costs a match.
+  { name: 'chat', mount: (deps) => chatRoutes(deps) },
+  { name: 'responses', mount: (deps) => responsesRoutes(deps) },
+  { name: 'messages', mount: (deps) => messagesRoutes(deps) },
+  { name: 'embeddings', mount: (deps) => embeddingsRoutes(deps) },
+  { name: 'images', mount: (deps) => mapDefined(queued(deps), imagesRoutes) },
+  { name: 'ocr', mount: (deps) => mapDefined(queued(deps), ocrRoutes) },
   { name: 'health', mount: (deps) => healthRoutes(deps) },
   { name: 'openapi', mount: () => openApiRoutes() },
   { name: 'models', mount: (deps) => modelsRoutes(deps.catalog, deps.providers) },
@@ -68,14 +76,8 @@ export const ROUTE_FAMILIES: readonly RouteFamily[] = [
   { name: 'receipts', mount: (deps) => receiptsRoutes(deps) },
   { name: 'admin', mount: (deps) => adminRoutes(deps) },
   { name: 'webhooks', mount: (deps) => webhookRoutes(deps) },
-  { name: 'chat', mount: (deps) => chatRoutes(deps) },
   { name: 'quote', mount: (deps) => quoteRoutes(deps, deps.liveUsage ?? ((key, endUser) => deps.admission.liveUsage(key, endUser))) },
   { name: 'token counts', mount: (deps) => countRoutes({ ...deps, countLimiter: new CountLimiter(deps.redis, deps.config.redisPrefix, deps.config.countTokensRpm, deps.clock) }) },
-  { name: 'responses', mount: (deps) => responsesRoutes(deps) },
-  { name: 'messages', mount: (deps) => messagesRoutes(deps) },
-  { name: 'embeddings', mount: (deps) => embeddingsRoutes(deps) },
-  { name: 'images', mount: (deps) => mapDefined(queued(deps), imagesRoutes) },
-  { name: 'ocr', mount: (deps) => mapDefined(queued(deps), ocrRoutes) },
   { name: 'metrics', mount: (deps) => metricsRoutes(deps.metrics, deps.config.adminToken) },
   { name: 'console', mount: (deps) => consoleRoutes(deps) },
   { name: 'queue dashboard', mount: (deps) => mapDefined(deps.jobs, (jobs) => queueDashboardRoutes(jobs, deps.config.adminToken)) },

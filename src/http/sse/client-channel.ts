@@ -1,15 +1,15 @@
 import type { ClientChannel, EventSink } from '../../chat/wire/client-channel.js';
-import { abortOnClose } from '../edge/abort-on-close.js';
+import { ResponseDeparture } from '../edge/abort-on-close.js';
 import type { GatewayContext } from '../state.js';
 import { commitStream, namedFrame, sseFrame, SSE_DONE, SseWriter } from './sse-writer.js';
 
 /**
- * The chat path's view of a Koa request: an abort signal tied to the socket and an event
+ * The chat path's view of a Koa request: the client's departure, tied to the socket, and an event
  * sink that frames events as server-sent events. Until the sink opens, Koa still owns the
  * response, so an error is a normal JSON answer.
  */
 export function clientChannel(ctx: GatewayContext): ClientChannel {
-  const abort = abortOnClose(ctx.res);
+  const departure = new ResponseDeparture(ctx.res);
   const writer = new SseWriter(ctx.res);
   const events: EventSink = {
     get closed() {
@@ -22,5 +22,5 @@ export function clientChannel(ctx: GatewayContext): ClientChannel {
   const setHeaders = (headers: Readonly<Record<string, string>>): void => {
     if (!ctx.headerSent) ctx.set(headers);
   };
-  return { signal: abort.signal, events, setHeaders, dispose: abort.dispose };
+  return { departure, events, setHeaders, dispose: () => departure.dispose() };
 }

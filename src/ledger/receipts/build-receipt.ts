@@ -1,4 +1,3 @@
-import type { BilledUnits } from '../../billing/pricing.js';
 import { formatUsd } from '../../billing/money.js';
 import type { TokenSource } from '../../billing/token-source.js';
 import type { CatalogModel } from '../../catalog/model-types.js';
@@ -10,11 +9,11 @@ export interface ReceiptFacts {
   requestId: string;
   accountId: string;
   keyId: string;
-  model: CatalogModel;
+  /** The catalog entry billed: its id, and its price version when the charge names none. */
+  model: Pick<CatalogModel, 'id' | 'priceVersion'>;
   endpoint: string;
   provider: string | null;
-  units: BilledUnits;
-  charge: ChargeOutcome;
+  charge: Pick<ChargeOutcome, 'cost' | 'charged' | 'absorbed' | 'lines' | 'priceVersion' | 'prevHash' | 'hash'>;
   tokenSource: TokenSource;
   /** HTTP status sent (499: the client left before an answer). */
   status: number;

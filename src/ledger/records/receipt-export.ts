@@ -1,11 +1,12 @@
 import { Readable } from 'node:stream';
 import type { Collection } from 'mongodb';
 import { createdWithin, type TimeRange } from './record-filters.js';
+import { RECEIPT_FIELDS, storedReceipt } from './record-receipt.js';
 import type { RequestRecordDoc } from './request-record-types.js';
 import type { ReceiptSigner } from '../receipts/receipt-signer.js';
 import type { SignedReceipt } from '../receipts/receipt-types.js';
 
-/** Signs a stored receipt text (a record's `receipt`); one stored already signed is kept as it is. */
+/** Signs a receipt text (see `storedReceipt`); one stored already signed is kept as it is. */
 export function signStoredReceipt(stored: string | SignedReceipt, signer: Pick<ReceiptSigner, 'signText'>): SignedReceipt {
   return typeof stored === 'string' ? signer.signText(stored) : stored;
 }
@@ -27,10 +28,16 @@ export function receiptLines(
   onError: (err: Error) => void,
 ): Readable {
   const cursor = records
-    .find({ account_id: accountId, receipt: { $exists: true }, ...createdWithin(range) }, { projection: { receipt: 1 } })
+    .find(
+      { account_id: accountId, $or: [{ receipt_facts: { $exists: true } }, { receipt: { $exists: true } }], ...createdWithin(range) },
+      { projection: Object.fromEntries(RECEIPT_FIELDS.map((field) => [field, 1])) },
+    )
     .sort({ created_at: 1, _id: 1 });
   async function* lines(): AsyncGenerator<string> {
-    for await (const doc of cursor) if (doc.receipt) yield `${JSON.stringify(toReceiptView(signStoredReceipt(doc.receipt, signer)))}\n`;
+    for await (const doc of cursor) {
+      const stored = storedReceipt(doc);
+      if (stored) yield `${JSON.stringify(toReceiptView(signStoredReceipt(stored, signer)))}\n`;
+    }
   }
   const stream = Readable.from(lines());
   stream.on('error', onError);

@@ -1,5 +1,6 @@
 import type { SignedReceipt } from '../receipts/receipt-types.js';
 import type { CostLineWire } from '../../billing/pricing.js';
+import type { TokenSource } from '../../billing/token-source.js';
 
 /** Units a request consumed, as the record view shows them (only the ones that apply). */
 export interface RecordUsage {
@@ -24,6 +25,26 @@ export interface AttemptRecord {
   latency_ms: number;
   /** The variable naming the upstream key used, for a provider with several keys (never its value). */
   key_env?: string;
+}
+
+/**
+ * What a charged request's receipt states beyond the record's own fields (id, account, key,
+ * endpoint, provider, status, cost, cost lines, price version). The receipt is built from both
+ * when it is read, so a record holds each fact once.
+ */
+export interface RecordReceiptFacts {
+  /** The catalog id the receipt names, only when it differs from the record's `model`. */
+  model?: string;
+  /** The price version the receipt names, only when it differs from the record's `price_version`. */
+  price_version?: string;
+  charged: bigint;
+  absorbed: bigint;
+  token_source: TokenSource;
+  /** Error code of a failure inside a stream that had answered 200. */
+  failure?: string;
+  settled_at: Date;
+  prev_hash: string | null;
+  hash: string | null;
 }
 
 /**
@@ -55,9 +76,13 @@ export interface RequestRecordDoc {
   latency_ms: number;
   created_at: Date;
   /**
-   * The receipt of a charged request: its exact JSON text, signed when handed out (records
-   * written before receipts were signed lazily hold the signed receipt itself). Absent when
-   * nothing was charged.
+   * The facts of a charged request's receipt not held elsewhere in the record; the receipt is
+   * built and signed when it is read. Absent when nothing was charged.
+   */
+  receipt_facts?: RecordReceiptFacts;
+  /**
+   * The receipt as records written before `receipt_facts` hold it: its exact JSON text, or
+   * (older still) the signed receipt itself.
    */
   receipt?: string | SignedReceipt;
   /** Every route tried or skipped, in order, when the request went through the route runner. */

@@ -1,10 +1,9 @@
 import type { Clock } from '../../billing/periods.js';
 import type { CatalogCache } from '../../catalog/catalog-cache.js';
-import type { CatalogModel } from '../../catalog/model-types.js';
-import { buildReceipt } from '../receipts/build-receipt.js';
 import { ERROR_TABLE } from '../../platform/errors/error-table.js';
 import type { KeyDoc } from '../../accounts/keys/key-types.js';
 import { RecordDraft, usageOf } from './record-draft.js';
+import { receiptFacts } from './record-receipt.js';
 import type { RecordWriter } from './record-writer.js';
 import type { DraftLookup } from './record-draft.js';
 import type { OutcomeObserver } from './request-outcome.js';
@@ -74,34 +73,12 @@ export class RequestRecorder implements DraftLookup {
     if (end.key === undefined) return;
     const provider = draft.provider ?? known?.doc.provider ?? null;
     const doc = toDoc(draft, end, end.key, { model: model ?? null, provider, usage, code });
-    const receipt = this.receiptText(draft, end, end.key, known, provider);
-    if (receipt) doc.receipt = receipt;
+    // The receipt itself is built and signed when it is read: the record keeps only the facts
+    // it does not already hold, so the hot path neither formats nor stores it.
+    if (draft.charge !== undefined && draft.units !== undefined && known !== undefined) {
+      doc.receipt_facts = receiptFacts(doc, { model: known, charge: draft.charge, tokenSource: draft.tokenSource, failure: draft.failure, settledAt: draft.settledAt ?? this.clock() });
+    }
     this.writer.add(doc);
-  }
-
-  /**
-   * The receipt text of a request whose charge is durable. It is signed when handed out (see
-   * signStoredReceipt): the facts are fixed here, and a signature per request on the hot path
-   * would cost more CPU than the rest of the record.
-   */
-  private receiptText(draft: RecordDraft, end: RequestEnd, key: KeyDoc, model: CatalogModel | undefined, provider: string | null): string | undefined {
-    if (!draft.charge || !draft.units || !model) return undefined;
-    return JSON.stringify(
-      buildReceipt({
-        requestId: draft.requestId,
-        accountId: key.account_id,
-        keyId: key._id,
-        model,
-        endpoint: draft.endpoint,
-        provider,
-        units: draft.units,
-        charge: draft.charge,
-        tokenSource: draft.tokenSource,
-        status: end.status,
-        failure: draft.failure,
-        settledAt: draft.settledAt ?? this.clock(),
-      }),
-    );
   }
 
   /** Writes every buffered record (shutdown). */

@@ -22,7 +22,10 @@ function clusterShards(redis: Cluster): RedisShard[] {
   const byMaster = new Map<string, number[]>();
   redis.slots.forEach((owners, slot) => {
     const master = owners?.[0];
-    if (master !== undefined) byMaster.set(master, [...(byMaster.get(master) ?? []), slot]);
+    if (master === undefined) return;
+    const slots = byMaster.get(master);
+    if (slots === undefined) byMaster.set(master, [slot]);
+    else slots.push(slot);
   });
   const nodes = new Map(redis.nodes('master').map((n) => [`${n.options.host}:${n.options.port}`, n]));
   const shards: RedisShard[] = [];
@@ -52,9 +55,14 @@ export function redisShards(redis: Redis): RedisShard[] {
  * nothing was lost or rewound since they were recorded.
  */
 export async function dataIdentity(node: Redis): Promise<string> {
-  const info = await node.info();
-  const runId = /^run_id:(\w+)/m.exec(info)?.[1];
-  const replId = /^master_replid:(\w+)/m.exec(info)?.[1];
+  // Only the two sections that hold the ids: the full INFO is several times the text, every check.
+  const replies = await node.pipeline().info('server').info('replication').exec();
+  const [server, replication] = (replies ?? []).map(([err, text]) => {
+    if (err) throw err;
+    return typeof text === 'string' ? text : '';
+  });
+  const runId = /^run_id:(\w+)/m.exec(server ?? '')?.[1];
+  const replId = /^master_replid:(\w+)/m.exec(replication ?? '')?.[1];
   if (!runId) throw new Error('Redis INFO has no run_id');
   return `${runId}:${replId ?? ''}`;
 }

@@ -101,26 +101,32 @@ async function readAll(body: AsyncIterable<Uint8Array>, maxBytes: number): Promi
   return Buffer.concat(chunks);
 }
 
-/** Per-call state: the combined abort signal and the total deadline. */
+/**
+ * Per-call state: the abort signal and the total deadline. Without a total deadline (the
+ * usual case: the request's own bound is the caller's) the caller's signal is used as it is,
+ * so a call adds no AbortController, no combined signal and no timer.
+ */
 class CallScope implements AbortContext {
   readonly callerSignal: AbortSignal;
   readonly totalMs: number | undefined;
   readonly signal: AbortSignal;
   totalTimedOut = false;
-  private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout | undefined;
 
   constructor(callerSignal: AbortSignal, totalMs: number | undefined) {
     this.callerSignal = callerSignal;
     this.totalMs = totalMs;
-    this.signal = AbortSignal.any([callerSignal, this.controller.signal]);
-    if (totalMs !== undefined) {
-      this.timer = setTimeout(() => {
-        this.totalTimedOut = true;
-        this.controller.abort(new GatewayError('upstream_timeout', `The upstream provider did not finish within ${totalMs} ms`));
-      }, totalMs);
-      this.timer.unref();
+    if (totalMs === undefined) {
+      this.signal = callerSignal;
+      return;
     }
+    const controller = new AbortController();
+    this.signal = AbortSignal.any([callerSignal, controller.signal]);
+    this.timer = setTimeout(() => {
+      this.totalTimedOut = true;
+      controller.abort(new GatewayError('upstream_timeout', `The upstream provider did not finish within ${totalMs} ms`));
+    }, totalMs);
+    this.timer.unref();
   }
 
   end(): void {

@@ -2,6 +2,7 @@ import { Router } from '@koa/router';
 import type { Logger } from 'pino';
 import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
 import { signStoredReceipt, toReceiptView } from '../../../ledger/records/receipt-export.js';
+import { storedReceipt } from '../../../ledger/records/record-receipt.js';
 import type { RecordReads } from '../../../ledger/records/record-reads.js';
 import type { ReceiptSigner } from '../../../ledger/receipts/receipt-signer.js';
 import { authenticate } from '../../middleware/authenticate.js';
@@ -34,8 +35,9 @@ export function receiptsRoutes(deps: ReceiptRouteDeps): Router<GatewayState> {
   router.get('/requests/:request_id/receipt', authenticate(deps.keyAuth), async (ctx) => {
     const id = requestIdParam(ctx);
     const record = isRequestId(id) ? await deps.records.find(id, requireKey(ctx).account_id) : null;
-    if (!record?.receipt) throw RECORD_NOT_FOUND(id);
-    ctx.body = { data: toReceiptView(signStoredReceipt(record.receipt, deps.receipts)) };
+    const stored = record === null ? undefined : storedReceipt(record);
+    if (!stored) throw RECORD_NOT_FOUND(id);
+    ctx.body = { data: toReceiptView(signStoredReceipt(stored, deps.receipts)) };
   });
 
   router.get('/receipts/export', authenticate(deps.keyAuth, ['management']), async (ctx) => {
