@@ -1,6 +1,7 @@
 /**
  * Import rules checked by `npm run check:imports` (and CI): src/http/ is the top floor, so
- * nothing outside it imports from it, and no module or folder reaches itself through its imports.
+ * nothing outside it imports from it; modules are entered through their index.ts; and no module
+ * or folder reaches itself through its imports.
  * Type-only imports count: swc parses TypeScript as written, before types are erased.
  * @type {import('dependency-cruiser').IConfiguration}
  */
@@ -12,6 +13,21 @@ module.exports = {
       severity: 'error',
       from: { pathNot: '^src/http/' },
       to: { path: '^src/http/' },
+    },
+    {
+      name: 'modules-enter-by-their-face',
+      comment:
+        'A module (a folder under src/, or under src/platform/) is entered from outside through its index.ts only, so its insides can change without its users noticing.',
+      severity: 'error',
+      from: { path: '^(src/platform/[^/]+|src/[^/]+)/' },
+      to: { path: '^src/(platform/[^/]+|[^/]+)/', pathNot: ['^$1/', '^src/(platform/[^/]+|[^/]+)/index\\.ts$'] },
+    },
+    {
+      name: 'entry-points-enter-by-faces',
+      comment: 'Processes, scripts and the composition root use modules through their faces too.',
+      severity: 'error',
+      from: { path: '^(workers/|scripts/|src/[^/]+\\.ts$)' },
+      to: { path: '^src/(platform/[^/]+|[^/]+)/', pathNot: '^src/(platform/[^/]+|[^/]+)/index\\.ts$' },
     },
     {
       name: 'no-cycles',

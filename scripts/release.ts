@@ -1,6 +1,6 @@
-import { connectWritable } from '../src/platform/db/writable-primary.js';
-import { prepareDatabase } from '../src/platform/store/prepare-database.js';
-import { boot } from '../src/platform/runtime/boot.js';
+import { connectWritable } from '../src/platform/db/index.js';
+import { prepareDatabase } from '../src/platform/store/index.js';
+import { boot } from '../src/platform/runtime/index.js';
 
 /** The release step (Procfile `release`): collections, indexes and the seed catalog. */
 export async function release(): Promise<void> {

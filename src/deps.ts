@@ -1,46 +1,36 @@
 import type { Logger } from 'pino';
-import { AccountService } from './accounts/account-service.js';
-import { systemClock, type Clock } from './billing/periods.js';
-import { CatalogCache } from './catalog/catalog-cache.js';
-import { CatalogRepository } from './catalog/catalog-repository.js';
-import type { Config, RequestTiming } from './platform/config/config.js';
-import { collections, type Collections } from './platform/store/collections.js';
-import type { Mongo } from './platform/db/mongo.js';
-import { connectWritable } from './platform/db/writable-primary.js';
-import { KeyAuthenticator } from './accounts/keys/key-auth.js';
-import { KeyService } from './accounts/keys/key-service.js';
+import { AccountService, KeyAuthenticator, KeyReads, KeyService } from './accounts/index.js';
+import { type Clock, systemClock } from './billing/index.js';
+import { CatalogCache, CatalogRepository } from './catalog/index.js';
+import type { Config, RequestTiming } from './platform/config/index.js';
+import { collections, type Collections } from './platform/store/index.js';
+import { connectWritable, type Mongo, MongoHealth } from './platform/db/index.js';
 import { join } from 'node:path';
-import { MongoHealth } from './platform/db/mongo-health.js';
-import { ChargeSpool } from './ledger/charge-spool.js';
-import { LedgerCredits } from './ledger/ledger-credits.js';
-import { LedgerWriter } from './ledger/ledger-writer.js';
-import { SpoolBeacon } from './ledger/spool-beacon.js';
-import { SpoolingLedger } from './ledger/spooling-ledger.js';
-import { createAdmission, type RedisAdmission } from './admission/redis-admission.js';
-import { Metrics } from './platform/metrics/metrics.js';
+import {
+  ChargeSpool,
+  createReceiptSigner,
+  LedgerCredits,
+  LedgerReads,
+  LedgerWriter,
+  observeAll,
+  type ReceiptSigner,
+  RecordReads,
+  RecordWriter,
+  RequestRecorder,
+  SpoolBeacon,
+  SpoolingLedger,
+} from './ledger/index.js';
+import { createAdmission, type RedisAdmission } from './admission/index.js';
+import { Metrics } from './platform/metrics/index.js';
 import { RouteHealth } from './routing/index.js';
-import { GraceReads } from './chat/settle/grace-reads.js';
-import { buildProviderRegistry } from './providers/provider-factories.js';
-import type { ProviderRegistry } from './providers/registry.js';
-import { JobQueue, type JobQueueOptions } from './queue/job-queue.js';
-import { createInvalidationBus, type InvalidationBus } from './platform/redis/invalidation-bus.js';
-import { createRedis, waitReady, type Redis } from './platform/redis/redis.js';
-import { RecordWriter } from './ledger/records/record-writer.js';
-import { RequestRecorder } from './ledger/records/request-recorder.js';
-import { RecordReads } from './ledger/records/record-reads.js';
-import { LedgerReads } from './ledger/ledger-reads.js';
-import { KeyReads } from './accounts/keys/key-reads.js';
-import { CeilingRegistry } from './quote/cost-ceiling.js';
-import { IdempotencyStore } from './platform/idempotency/idempotency-store.js';
-import { ResponseBlobs } from './platform/idempotency/response-blobs.js';
-import { createReceiptSigner } from './ledger/receipts/receipt-setup.js';
-import type { ReceiptSigner } from './ledger/receipts/receipt-signer.js';
-import { ShutdownReport } from './platform/runtime/shutdown-report.js';
-import { runSteps } from './platform/runtime/shutdown.js';
-import { storeShutdownSteps } from './platform/runtime/store-steps.js';
-import { observeAll } from './ledger/ledger-observer.js';
-import { settleWithin } from './queue/queue-connections.js';
-import type { HostResolver } from './platform/security/ssrf-guard.js';
+import { GraceReads } from './chat/index.js';
+import { buildProviderRegistry, type ProviderRegistry } from './providers/index.js';
+import { JobQueue, type JobQueueOptions, settleWithin } from './queue/index.js';
+import { createInvalidationBus, createRedis, type InvalidationBus, type Redis, waitReady } from './platform/redis/index.js';
+import { CeilingRegistry } from './quote/index.js';
+import { IdempotencyStore, ResponseBlobs } from './platform/idempotency/index.js';
+import { runSteps, ShutdownReport, storeShutdownSteps } from './platform/runtime/index.js';
+import type { HostResolver } from './platform/security/index.js';
 import { Webhooks } from './webhooks/index.js';
 
 /** Everything a process needs, built once at boot (the composition root). */

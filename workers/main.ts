@@ -1,12 +1,8 @@
-import { closeUpstreamAgents } from '../src/providers/http/upstream-client.js';
-import { buildProviderRegistry } from '../src/providers/provider-factories.js';
-import { boot } from '../src/platform/runtime/boot.js';
-import { startTracing } from '../src/platform/tracing/start-tracing.js';
-import { stopTracing } from '../src/platform/tracing/tracing.js';
-import { onShutdown } from '../src/platform/runtime/shutdown.js';
-import { STORE_CLOSE_RESERVE_MS } from '../src/platform/runtime/store-steps.js';
+import { buildProviderRegistry, closeUpstreamAgents } from '../src/providers/index.js';
+import { boot, onShutdown, STORE_CLOSE_RESERVE_MS } from '../src/platform/runtime/index.js';
+import { startTracing, stopTracing } from '../src/platform/tracing/index.js';
 import { startWorkers } from './start-workers.js';
-import { openMongo } from '../src/platform/db/mongo.js';
+import { openMongo } from '../src/platform/db/index.js';
 import { startWebhookWorker } from './start-webhook-worker.js';
 
 // Image and OCR jobs need only the configuration, the provider adapters and Redis: jobs carry

@@ -1,5 +1,5 @@
 import type { Job, Processor } from 'bullmq';
-import { within } from '../src/platform/runtime/bounded.js';
+import { within } from '../src/platform/runtime/index.js';
 
 /** What handing running jobs back achieved. */
 export interface ReturnedJobs {

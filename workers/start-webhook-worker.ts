@@ -1,13 +1,11 @@
 import { hostname } from 'node:os';
 import { Worker } from 'bullmq';
 import type { Logger } from 'pino';
-import type { Config } from '../src/platform/config/config.js';
-import type { Mongo } from '../src/platform/db/mongo.js';
-import { systemClock } from '../src/billing/periods.js';
-import { keyCollections } from '../src/accounts/keys/key-collections.js';
-import { accountCollections } from '../src/accounts/account-collection.js';
-import { closeConnection, workerConnection } from '../src/queue/queue-connections.js';
-import { queuePrefix, WEBHOOK_QUEUE } from '../src/queue/queue-names.js';
+import type { Config } from '../src/platform/config/index.js';
+import type { Mongo } from '../src/platform/db/index.js';
+import { systemClock } from '../src/billing/index.js';
+import { accountCollections, keyCollections } from '../src/accounts/index.js';
+import { closeConnection, queuePrefix, WEBHOOK_QUEUE, workerConnection } from '../src/queue/index.js';
 import { endpointGuard, ExpirySweeper, webhookCollections, Webhooks, type WebhookJobData } from '../src/webhooks/index.js';
 import { webhookProcessor } from './processors/webhook-processor.js';
 

@@ -1,12 +1,10 @@
 import { hostname } from 'node:os';
 import { Worker } from 'bullmq';
 import type { Logger } from 'pino';
-import type { Config } from '../src/platform/config/config.js';
-import type { Redis } from '../src/platform/redis/redis.js';
-import type { ProviderRegistry } from '../src/providers/registry.js';
-import { PayloadStore } from '../src/queue/payload-store.js';
-import { closeConnection, workerConnection } from '../src/queue/queue-connections.js';
-import { queuePrefix, type QueueName } from '../src/queue/queue-names.js';
+import type { Config } from '../src/platform/config/index.js';
+import type { Redis } from '../src/platform/redis/index.js';
+import type { ProviderRegistry } from '../src/providers/index.js';
+import { closeConnection, PayloadStore, type QueueName, queuePrefix, workerConnection } from '../src/queue/index.js';
 import { RouteHealth } from '../src/routing/index.js';
 import { imagesProcessor } from './processors/images-processor.js';
 import type { ProcessorContext } from './processors/job-runner.js';

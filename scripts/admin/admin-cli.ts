@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createDeps } from '../../src/deps.js';
-import { isGatewayError } from '../../src/platform/errors/gateway-error.js';
-import { serializeError } from '../../src/platform/errors/serialize.js';
-import { boot } from '../../src/platform/runtime/boot.js';
+import { isGatewayError, serializeError } from '../../src/platform/errors/index.js';
+import { boot } from '../../src/platform/runtime/index.js';
 import { COMMANDS } from './admin-commands.js';
 
 function usage(): string {

@@ -1,14 +1,18 @@
-import { toAccountDetailView, toAccountView } from '../../src/accounts/account-view.js';
-import { parseUsdAmount } from '../../src/billing/money.js';
-import { modelInputSchema } from '../../src/catalog/model-schema.js';
+import {
+  createKeySchema,
+  patchKeySchema,
+  sharedLimitsSchema,
+  toAccountDetailView,
+  toAccountView,
+  toKeyView,
+  toSharedLimits,
+} from '../../src/accounts/index.js';
+import { parseUsdAmount } from '../../src/billing/index.js';
+import { modelInputSchema } from '../../src/catalog/index.js';
 import type { Deps } from '../../src/deps.js';
-import { GatewayError } from '../../src/platform/errors/gateway-error.js';
-import { validate } from '../../src/platform/validation/validate.js';
-import { createKeySchema, patchKeySchema } from '../../src/accounts/keys/key-input-schema.js';
-import { sharedLimitsSchema } from '../../src/accounts/keys/limits-schema.js';
-import { toSharedLimits } from '../../src/accounts/keys/shared-limits.js';
-import { toKeyView } from '../../src/accounts/keys/key-view.js';
-import { toLedgerView } from '../../src/ledger/ledger-view.js';
+import { GatewayError } from '../../src/platform/errors/index.js';
+import { validate } from '../../src/platform/validation/index.js';
+import { toLedgerView } from '../../src/ledger/index.js';
 
 /** Parsed command line: positional words and `--name value` options. */
 export interface CliArgs {

@@ -1,4 +1,4 @@
-import type { ChargeRequest, LedgerWriter } from '../../src/ledger/ledger-writer.js';
+import type { ChargeRequest, LedgerWriter } from '../../src/ledger/index.js';
 import type { BenchAccount } from './bench-seed.js';
 
 /**

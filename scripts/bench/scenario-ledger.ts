@@ -1,11 +1,8 @@
-import { collections } from '../../src/platform/store/collections.js';
-import { connectMongo } from '../../src/platform/db/mongo.js';
-import { toCatalogModel } from '../../src/catalog/catalog-cache.js';
-import { LedgerWriter, type ChargeRequest } from '../../src/ledger/ledger-writer.js';
-import { buildReceipt } from '../../src/ledger/receipts/build-receipt.js';
-import { generateSigningKey } from '../../src/ledger/receipts/receipt-keys.js';
-import { ReceiptSigner } from '../../src/ledger/receipts/receipt-signer.js';
-import { createLogger } from '../../src/platform/log/logger.js';
+import { collections } from '../../src/platform/store/index.js';
+import { connectMongo } from '../../src/platform/db/index.js';
+import { toCatalogModel } from '../../src/catalog/index.js';
+import { buildReceipt, type ChargeRequest, generateSigningKey, LedgerWriter, ReceiptSigner } from '../../src/ledger/index.js';
+import { createLogger } from '../../src/platform/log/index.js';
 import { NO_EQUIVALENT, TARGETS } from './bench-targets.js';
 import { summarize } from './latency-stats.js';
 import { loneCommits } from './lone-commits.js';

@@ -1,9 +1,8 @@
 import { Agent, request } from 'node:http';
-import { loadConfig } from '../../src/platform/config/config.js';
-import { createLogger } from '../../src/platform/log/logger.js';
-import { createLocalImages } from '../../src/providers/local/local-images.js';
-import { JobQueue } from '../../src/queue/job-queue.js';
-import type { ImageGenerateJob } from '../../src/queue/job-types.js';
+import { loadConfig } from '../../src/platform/config/index.js';
+import { createLogger } from '../../src/platform/log/index.js';
+import { createLocalImages } from '../../src/providers/index.js';
+import { type ImageGenerateJob, JobQueue } from '../../src/queue/index.js';
 import { NO_EQUIVALENT, TARGETS } from './bench-targets.js';
 import { chatHeaders } from './chat-requests.js';
 import { sleep, summarize, type LatencySummary } from './latency-stats.js';

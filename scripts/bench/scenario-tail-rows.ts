@@ -1,7 +1,7 @@
-import { collections } from '../../src/platform/store/collections.js';
-import { connectMongo } from '../../src/platform/db/mongo.js';
-import { LedgerWriter } from '../../src/ledger/ledger-writer.js';
-import { createLogger } from '../../src/platform/log/logger.js';
+import { collections } from '../../src/platform/store/index.js';
+import { connectMongo } from '../../src/platform/db/index.js';
+import { LedgerWriter } from '../../src/ledger/index.js';
+import { createLogger } from '../../src/platform/log/index.js';
 import { NO_EQUIVALENT, NOT_MEASURED, TARGET_RATE, TARGETS } from './bench-targets.js';
 import { callgrindAvailable, countInstructions, type InstructionCount } from './instruction-counts.js';
 import { chatBody, chatHeaders } from './chat-requests.js';

@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import type { ModelDoc } from '../../src/catalog/model-types.js';
+import type { ModelDoc } from '../../src/catalog/index.js';
 
 /**
  * The model ids the coding agents pinned in scripts/agents/ ask for when left at their

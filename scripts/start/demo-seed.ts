@@ -1,8 +1,7 @@
-import { AccountService } from '../../src/accounts/account-service.js';
-import { collections } from '../../src/platform/store/collections.js';
-import { connectWritable } from '../../src/platform/db/writable-primary.js';
-import { KeyService } from '../../src/accounts/keys/key-service.js';
-import { LedgerCredits } from '../../src/ledger/ledger-credits.js';
+import { AccountService, KeyService } from '../../src/accounts/index.js';
+import { collections } from '../../src/platform/store/index.js';
+import { connectWritable } from '../../src/platform/db/index.js';
+import { LedgerCredits } from '../../src/ledger/index.js';
 import { aliasAgentModels } from './agent-aliases.js';
 
 /** What the demo seed made: ids and the raw key, which exists nowhere else. */

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { quietStdStreams, safeWriter } from '../../src/platform/log/safe-output.js';
-import { newSigningKeyPem } from '../../src/ledger/receipts/receipt-keys.js';
+import { quietStdStreams, safeWriter } from '../../src/platform/log/index.js';
+import { newSigningKeyPem } from '../../src/ledger/index.js';
 import { devDataDir, fareboxHome, repoRoot } from '../services/farebox-paths.js';
 import { resolveServices } from '../services/resolve-services.js';
 import { runEntry, spawnEntry } from './child-process.js';

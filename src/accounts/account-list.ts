@@ -1,5 +1,5 @@
 import type { Filter } from 'mongodb';
-import { keysetPage } from '../platform/db/keyset-page.js';
+import { keysetPage } from '../platform/db/index.js';
 import type { AccountDoc } from './account-types.js';
 import type { AccountCollections } from './account-collection.js';
 

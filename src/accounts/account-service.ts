@@ -1,5 +1,5 @@
-import { GatewayError } from '../platform/errors/gateway-error.js';
-import { newId } from '../platform/util/ids.js';
+import { GatewayError } from '../platform/errors/index.js';
+import { newId } from '../platform/util/index.js';
 import type { SharedLimits } from './keys/key-types.js';
 import type { AccountDoc } from './account-types.js';
 import type { AccountCollections } from './account-collection.js';

@@ -1,4 +1,4 @@
-import { toUsdNumber } from '../billing/money.js';
+import { toUsdNumber } from '../billing/index.js';
 import { sharedLimitsView } from './keys/shared-limits.js';
 import type { AccountDoc } from './account-types.js';
 

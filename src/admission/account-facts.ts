@@ -1,6 +1,5 @@
-import { ReadThroughCache } from '../platform/util/read-through-cache.js';
-import type { AccountCollections } from '../accounts/account-collection.js';
-import type { SharedLimits } from '../accounts/keys/key-types.js';
+import { ReadThroughCache } from '../platform/util/index.js';
+import type { AccountCollections, SharedLimits } from '../accounts/index.js';
 
 /** What admission needs to know about an account. */
 export interface AccountFacts {

@@ -1,9 +1,8 @@
-import type { CatalogModel } from '../catalog/model-types.js';
-import { formatUsd } from '../billing/money.js';
-import { GatewayError } from '../platform/errors/gateway-error.js';
-import { resetOf, spendMirror, type CapName, type LimitScope, type SpendWindow } from '../billing/spend-windows.js';
+import type { CatalogModel } from '../catalog/index.js';
+import { type CapName, formatUsd, type LimitScope, resetOf, spendMirror, type SpendWindow } from '../billing/index.js';
+import { GatewayError } from '../platform/errors/index.js';
 
-export type { CapName } from '../billing/spend-windows.js';
+export type { CapName } from '../billing/index.js';
 
 /** What a refused request could do instead: said by the caller for its kind of request. */
 export type FitDescriber = (room: bigint) => string;

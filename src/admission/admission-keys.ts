@@ -1,5 +1,5 @@
-import { dayPeriod, monthPeriod, weekPeriod } from '../billing/periods.js';
-import { keySlot } from '../platform/redis/key-slot.js';
+import { dayPeriod, monthPeriod, weekPeriod } from '../billing/index.js';
+import { keySlot } from '../platform/redis/index.js';
 
 /**
  * Redis key names of admission state. Everything about one account shares the hash tag

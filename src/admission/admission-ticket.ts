@@ -1,10 +1,9 @@
 import type { Logger } from 'pino';
-import { costLinesWire, priceUnits, type BilledUnits, type CostLineWire } from '../billing/pricing.js';
-import type { Clock } from '../billing/periods.js';
-import type { CatalogModel } from '../catalog/model-types.js';
-import type { KeyDoc } from '../accounts/keys/key-types.js';
-import type { ChargeOutcome, ChargeRequest } from '../ledger/ledger-writer.js';
-import type { Redis } from '../platform/redis/redis.js';
+import { type BilledUnits, type Clock, costLinesWire, type CostLineWire, priceUnits } from '../billing/index.js';
+import type { CatalogModel } from '../catalog/index.js';
+import type { KeyDoc } from '../accounts/index.js';
+import type { ChargeOutcome, ChargeRequest } from '../ledger/index.js';
+import type { Redis } from '../platform/redis/index.js';
 import type { AdmissionKeys } from './admission-keys.js';
 import { runScript } from './lua-commands.js';
 import { SCRIPT_KEYS } from './script-keys.js';

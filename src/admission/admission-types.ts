@@ -1,8 +1,7 @@
-import type { CatalogModel } from '../catalog/model-types.js';
-import type { KeyDoc } from '../accounts/keys/key-types.js';
-import type { ChargeOutcome } from '../ledger/ledger-writer.js';
-import type { BilledUnits, CostLineWire } from '../billing/pricing.js';
-import type { TokenSource } from '../billing/token-source.js';
+import type { CatalogModel } from '../catalog/index.js';
+import type { KeyDoc } from '../accounts/index.js';
+import type { ChargeOutcome } from '../ledger/index.js';
+import type { BilledUnits, CostLineWire, TokenSource } from '../billing/index.js';
 import type { DeferredRate, RateReport } from './deferred-rate.js';
 import type { RateInfo } from './rate-info.js';
 

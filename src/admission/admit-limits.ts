@@ -1,5 +1,5 @@
-import type { KeyDoc, SharedLimits } from '../accounts/keys/key-types.js';
-import { SPEND_MIRRORS, type CapName } from '../billing/spend-windows.js';
+import type { KeyDoc, SharedLimits } from '../accounts/index.js';
+import { type CapName, SPEND_MIRRORS } from '../billing/index.js';
 
 /** Every limit an admission checks for one request, in the scripts' orders. */
 export interface AdmitLimits {

@@ -1,5 +1,5 @@
-import type { CatalogModel } from '../catalog/model-types.js';
-import type { KeyDoc } from '../accounts/keys/key-types.js';
+import type { CatalogModel } from '../catalog/index.js';
+import type { KeyDoc } from '../accounts/index.js';
 import type { AdmissionRequest, Authorization } from './admission-types.js';
 
 /**

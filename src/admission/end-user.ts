@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { GatewayError } from '../platform/errors/gateway-error.js';
+import { GatewayError } from '../platform/errors/index.js';
 
 /** Longest end-user id accepted (OpenAI's `user` has no documented limit; ids are short). */
 export const MAX_END_USER_LENGTH = 256;

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../billing/periods.js';
-import { keySlot } from '../platform/redis/key-slot.js';
-import type { Redis } from '../platform/redis/redis.js';
+import type { Clock } from '../billing/index.js';
+import { keySlot, type Redis } from '../platform/redis/index.js';
 import type { AdmissionKeys } from './admission-keys.js';
 import { runScript } from './lua-commands.js';
 import { SCRIPT_KEYS } from './script-keys.js';

@@ -1,7 +1,6 @@
-import type { Clock } from '../billing/periods.js';
-import type { KeyLiveUsage } from '../accounts/keys/key-info.js';
-import type { KeyDoc } from '../accounts/keys/key-types.js';
-import type { Redis } from '../platform/redis/redis.js';
+import type { Clock } from '../billing/index.js';
+import type { KeyDoc, KeyLiveUsage } from '../accounts/index.js';
+import type { Redis } from '../platform/redis/index.js';
 import type { AccountFactsCache } from './account-facts.js';
 import type { AdmissionKeys } from './admission-keys.js';
 import { endUserTag } from './end-user.js';

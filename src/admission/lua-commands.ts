@@ -1,8 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../platform/config/package-root.js';
-import { assertOneSlot } from '../platform/redis/key-slot.js';
-import type { Redis } from '../platform/redis/redis.js';
+import { packageRoot } from '../platform/config/index.js';
+import { assertOneSlot, type Redis } from '../platform/redis/index.js';
 
 /** The admission scripts, by name: `src/admission/lua/<name>-<number of keys>.lua`. */
 export type ScriptName = 'admit' | 'finish' | 'rate' | 'live' | 'load-mirror' | 'invalidate-mirror' | 'epoch' | 'place';

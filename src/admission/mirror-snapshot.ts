@@ -1,10 +1,9 @@
 import type { MongoClient } from 'mongodb';
-import { bucketOwner, periodOf, spendMirror, type MirrorName } from '../billing/spend-windows.js';
-import type { AccountCollections } from '../accounts/account-collection.js';
-import type { KeyCollections } from '../accounts/keys/key-collections.js';
-import type { LedgerCollections } from '../ledger/ledger-collection.js';
+import { bucketOwner, type MirrorName, periodOf, spendMirror } from '../billing/index.js';
+import type { AccountCollections, KeyCollections } from '../accounts/index.js';
+import type { LedgerCollections } from '../ledger/index.js';
 
-export type { MirrorName } from '../billing/spend-windows.js';
+export type { MirrorName } from '../billing/index.js';
 
 /** MongoDB figures and the charges they contain, read at one point in time. */
 export interface MirrorSnapshot {

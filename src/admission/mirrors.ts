@@ -1,13 +1,12 @@
 import type { MongoClient } from 'mongodb';
-import type { Redis } from '../platform/redis/redis.js';
+import type { Redis } from '../platform/redis/index.js';
 import type { AdmissionKeys } from './admission-keys.js';
 import { readMirrorSnapshot, type MirrorName } from './mirror-snapshot.js';
 import { runScript } from './lua-commands.js';
-import type { AccountCollections } from '../accounts/account-collection.js';
-import type { KeyCollections } from '../accounts/keys/key-collections.js';
-import type { LedgerCollections } from '../ledger/ledger-collection.js';
+import type { AccountCollections, KeyCollections } from '../accounts/index.js';
+import type { LedgerCollections } from '../ledger/index.js';
 import { mirrorScriptKeys, spendMirrorKey } from './script-keys.js';
-import { spendMirror } from '../billing/spend-windows.js';
+import { spendMirror } from '../billing/index.js';
 
 export type { MirrorName } from './mirror-snapshot.js';
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { nextDayStart, type Clock } from '../billing/periods.js';
-import type { GatewayError } from '../platform/errors/gateway-error.js';
-import type { KeyDoc } from '../accounts/keys/key-types.js';
-import type { Redis } from '../platform/redis/redis.js';
+import { type Clock, nextDayStart } from '../billing/index.js';
+import type { GatewayError } from '../platform/errors/index.js';
+import type { KeyDoc } from '../accounts/index.js';
+import type { Redis } from '../platform/redis/index.js';
 import type { AdmissionKeys } from './admission-keys.js';
 import { rateLimited, type RateScope } from './admission-errors.js';
 import type { RateInfo } from './rate-info.js';

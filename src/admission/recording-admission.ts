@@ -1,6 +1,6 @@
-import { inSpan } from '../platform/tracing/tracing.js';
+import { inSpan } from '../platform/tracing/index.js';
 import type { Admission, AdmissionTicket } from './admission-types.js';
-import type { DraftLookup, RecordDraft } from '../ledger/records/record-draft.js';
+import type { DraftLookup, RecordDraft } from '../ledger/index.js';
 
 function recordingTicket(ticket: AdmissionTicket, draft: RecordDraft): AdmissionTicket {
   return {

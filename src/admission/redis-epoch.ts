@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
-import { dataIdentity, redisShards, SLOT_COUNT, type RedisShard } from '../platform/redis/redis-shards.js';
-import type { Redis } from '../platform/redis/redis.js';
+import { dataIdentity, type Redis, type RedisShard, redisShards, SLOT_COUNT } from '../platform/redis/index.js';
 import { accountSlot, type AdmissionKeys } from './admission-keys.js';
 import type { LeaseRefresher } from './lease-refresher.js';
 import { runScript } from './lua-commands.js';

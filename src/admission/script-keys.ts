@@ -1,6 +1,6 @@
 import type { AdmissionKeys } from './admission-keys.js';
 import type { ScriptName } from './lua-commands.js';
-import { bucketOwner, periodOf, SPEND_MIRRORS, type SpendMirror } from '../billing/spend-windows.js';
+import { bucketOwner, periodOf, SPEND_MIRRORS, type SpendMirror } from '../billing/index.js';
 
 /** Whose admission state a script call touches. */
 export interface KeyScope {

@@ -3,7 +3,7 @@
  * integer atto-USD so that per-token prices like $0.0375 per million stay exact until a
  * request's total is rounded once to nano-USD.
  */
-import { GatewayError } from '../platform/errors/gateway-error.js';
+import { GatewayError } from '../platform/errors/index.js';
 
 /** Integer nano-USD (1e-9 USD). */
 export type Nano = bigint;

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import { parsePrice } from '../billing/money.js';
-import { holdUnitPrices } from '../billing/pricing.js';
+import { holdUnitPrices, parsePrice } from '../billing/index.js';
 import type { CatalogRepository } from './catalog-repository.js';
 import { priceVersion } from './price-version.js';
 import { aliasIndex } from './aliases.js';

@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import { GatewayError } from '../platform/errors/gateway-error.js';
+import { GatewayError } from '../platform/errors/index.js';
 import { aliasCollisions } from './aliases.js';
 import type { ModelDoc, RouteDoc } from './model-types.js';
 import type { ModelInput, SeedModel } from './model-schema.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PRICE_KEYS, type PriceKey } from '../billing/price-keys.js';
+import { PRICE_KEYS, type PriceKey } from '../billing/index.js';
 
 const price = z
   .union([z.string(), z.number()])

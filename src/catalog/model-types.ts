@@ -1,4 +1,4 @@
-import type { HoldUnitPrices, PriceKey } from '../billing/pricing.js';
+import type { HoldUnitPrices, PriceKey } from '../billing/index.js';
 
 /** The price keys belong to billing; catalog entries carry a price for some of them. */
 export type { PriceKey };

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PRICE_KEYS, type PriceKey } from '../billing/price-keys.js';
+import { PRICE_KEYS, type PriceKey } from '../billing/index.js';
 
 /**
  * The version of a model's prices: the first 16 hex digits of the SHA-256 of its prices in a

@@ -1,4 +1,4 @@
-import { GatewayError } from '../platform/errors/gateway-error.js';
+import { GatewayError } from '../platform/errors/index.js';
 import type { CatalogCache } from './catalog-cache.js';
 import type { CatalogModel, ModelKind } from './model-types.js';
 

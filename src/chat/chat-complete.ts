@@ -1,4 +1,4 @@
-import { readReasoning, withoutReasoning } from '../providers/chat/reasoning-options.js';
+import { readReasoning, withoutReasoning } from '../providers/index.js';
 import type { AdmittedChat } from './admit/chat-admit.js';
 import type { ChatServiceDeps } from './chat-service-deps.js';
 import { ChatSettlement } from './settle/chat-settlement.js';

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../billing/periods.js';
-import type { CatalogCache } from '../catalog/catalog-cache.js';
-import type { Admission } from '../admission/admission-types.js';
-import type { Metrics } from '../platform/metrics/metrics.js';
-import type { ProviderRegistry } from '../providers/registry.js';
-import type { DraftLookup } from '../ledger/records/record-draft.js';
+import type { Clock } from '../billing/index.js';
+import type { CatalogCache } from '../catalog/index.js';
+import type { Admission } from '../admission/index.js';
+import type { Metrics } from '../platform/metrics/index.js';
+import type { ProviderRegistry } from '../providers/index.js';
+import type { DraftLookup } from '../ledger/index.js';
 import type { RouteHealth } from '../routing/index.js';
 import type { GraceReads } from './settle/grace-reads.js';
 import type { UpstreamTiming } from './routes/upstream-signal.js';

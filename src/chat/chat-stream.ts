@@ -1,7 +1,5 @@
-import { classifyError } from '../platform/errors/classify-error.js';
-import { toGatewayError, type GatewayError } from '../platform/errors/gateway-error.js';
-import type { ChatStreamEvent, TokenUsage } from '../providers/chat/chat-types.js';
-import { readReasoning, streamEventWithoutReasoning } from '../providers/chat/reasoning-options.js';
+import { classifyError, type GatewayError, toGatewayError } from '../platform/errors/index.js';
+import { type ChatStreamEvent, readReasoning, streamEventWithoutReasoning, type TokenUsage } from '../providers/index.js';
 import type { AdmittedChat } from './admit/chat-admit.js';
 import type { ChatServiceDeps } from './chat-service-deps.js';
 import { ChatSettlement, type Settled } from './settle/chat-settlement.js';

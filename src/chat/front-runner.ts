@@ -1,5 +1,5 @@
-import type { KeyDoc } from '../accounts/keys/key-types.js';
-import type { DeferredRate } from '../admission/deferred-rate.js';
+import type { KeyDoc } from '../accounts/index.js';
+import type { DeferredRate } from '../admission/index.js';
 import { runRoutes } from '../routing/index.js';
 import { admitChat, type AdmittedChat, type AdmittedRequest } from './admit/chat-admit.js';
 import { completeChat } from './chat-complete.js';

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
-import { packageRoot } from '../platform/config/package-root.js';
+import { packageRoot } from '../platform/config/index.js';
 
 /** One file the console serves, held in memory (the whole set is tens of kilobytes). */
 export interface Asset {

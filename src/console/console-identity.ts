@@ -1,4 +1,4 @@
-import type { KeyDoc } from '../accounts/keys/key-types.js';
+import type { KeyDoc } from '../accounts/index.js';
 
 /** Who a console session acts as, re-checked on every request. */
 export type ConsoleIdentity = { mode: 'operator' } | { mode: 'account'; key: KeyDoc };

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Redis } from '../platform/redis/redis.js';
+import type { Redis } from '../platform/redis/index.js';
 
 /** How long a console session lives after sign-in. */
 export const SESSION_TTL_SECONDS = 8 * 60 * 60;

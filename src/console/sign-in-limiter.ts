@@ -1,5 +1,5 @@
-import type { Redis } from '../platform/redis/redis.js';
-import { GatewayError } from '../platform/errors/gateway-error.js';
+import type { Redis } from '../platform/redis/index.js';
+import { GatewayError } from '../platform/errors/index.js';
 
 /** Failed sign-ins allowed per client address per window. */
 export const SIGN_IN_FAILURES = 10;

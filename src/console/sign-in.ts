@@ -1,7 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { GatewayError } from '../platform/errors/gateway-error.js';
-import type { KeyAuthenticator } from '../accounts/keys/key-auth.js';
-import { isWellFormedKey } from '../accounts/keys/key-secret.js';
+import { GatewayError } from '../platform/errors/index.js';
+import { isWellFormedKey, type KeyAuthenticator } from '../accounts/index.js';
 import { operatorTokenHash, type SessionRecord } from './session-store.js';
 
 function digest(value: string): Buffer {

@@ -1,12 +1,9 @@
-import { costOf } from '../billing/pricing.js';
-import { formatUsd, type Nano } from '../billing/money.js';
-import type { CatalogModel } from '../catalog/model-types.js';
-import { resolveModel } from '../catalog/resolve-model.js';
-import { GatewayError } from '../platform/errors/gateway-error.js';
-import type { KeyDoc } from '../accounts/keys/key-types.js';
-import type { AdmissionTicket } from '../admission/admission-types.js';
-import type { DeferredRate } from '../admission/deferred-rate.js';
-import type { EmbeddingsCapability } from '../providers/embeddings/embeddings-types.js';
+import { costOf, formatUsd, type Nano } from '../billing/index.js';
+import { type CatalogModel, resolveModel } from '../catalog/index.js';
+import { GatewayError } from '../platform/errors/index.js';
+import type { KeyDoc } from '../accounts/index.js';
+import type { AdmissionTicket, DeferredRate } from '../admission/index.js';
+import type { EmbeddingsCapability } from '../providers/index.js';
 import type { EmbeddingsServiceDeps } from './embeddings-deps.js';
 import { parseEmbeddingsRequest, type EmbeddingsRequest } from './embeddings-schema.js';
 import { countInputTokens } from './embeddings-tokens.js';

@@ -1,7 +1,6 @@
-import { costOf } from '../billing/pricing.js';
-import { toUsdNumber } from '../billing/money.js';
-import { toGatewayError } from '../platform/errors/gateway-error.js';
-import type { EmbeddingsResult } from '../providers/embeddings/embeddings-types.js';
+import { costOf, toUsdNumber } from '../billing/index.js';
+import { toGatewayError } from '../platform/errors/index.js';
+import type { EmbeddingsResult } from '../providers/index.js';
 import type { AdmittedEmbeddings } from './embeddings-admit.js';
 import type { EmbeddingsServiceDeps } from './embeddings-deps.js';
 import { MAX_REQUEST_TOKENS } from './embeddings-tokens.js';

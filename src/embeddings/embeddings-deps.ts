@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { CatalogCache } from '../catalog/catalog-cache.js';
-import type { Admission } from '../admission/admission-types.js';
-import type { Metrics } from '../platform/metrics/metrics.js';
-import type { ProviderAdapter } from '../providers/provider.js';
+import type { CatalogCache } from '../catalog/index.js';
+import type { Admission } from '../admission/index.js';
+import type { Metrics } from '../platform/metrics/index.js';
+import type { ProviderAdapter } from '../providers/index.js';
 
 /** What the embeddings service needs from the composition root. */
 export interface EmbeddingsServiceDeps {

@@ -1,5 +1,5 @@
-import { GatewayError } from '../platform/errors/gateway-error.js';
-import type { EmbeddingInput } from '../providers/embeddings/embeddings-types.js';
+import { GatewayError } from '../platform/errors/index.js';
+import type { EmbeddingInput } from '../providers/index.js';
 
 /** Most inputs one request may carry (OpenAI's limit). */
 export const MAX_INPUTS = 2_048;

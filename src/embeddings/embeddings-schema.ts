@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { GatewayError } from '../platform/errors/gateway-error.js';
+import { GatewayError } from '../platform/errors/index.js';
 import { parseEmbeddingInput, type ParsedInput } from './embeddings-input.js';
 
 /**

@@ -1,5 +1,5 @@
-import { countPiece, MAX_BPE_PIECE, pieces } from '../billing/tokenizer.js';
-import { GatewayError } from '../platform/errors/gateway-error.js';
+import { countPiece, MAX_BPE_PIECE, pieces } from '../billing/index.js';
+import { GatewayError } from '../platform/errors/index.js';
 import { inputParam, type ParsedInput } from './embeddings-input.js';
 
 /** Most tokens summed over a request's inputs (OpenAI's limit; it also bounds counting work). */

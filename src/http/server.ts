@@ -2,13 +2,9 @@ import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { createDeps } from '../deps.js';
 import { answerClientErrors, EDGE_SERVER_OPTIONS } from './edge/client-errors.js';
-import { closeUpstreamAgents } from '../providers/http/upstream-client.js';
-import { boot } from '../platform/runtime/boot.js';
-import { startTracing } from '../platform/tracing/start-tracing.js';
-import { stopTracing } from '../platform/tracing/tracing.js';
-import { HttpDrain } from '../platform/runtime/http-drain.js';
-import { onShutdown } from '../platform/runtime/shutdown.js';
-import { STORE_CLOSE_RESERVE_MS, storeShutdownSteps } from '../platform/runtime/store-steps.js';
+import { closeUpstreamAgents } from '../providers/index.js';
+import { boot, HttpDrain, onShutdown, STORE_CLOSE_RESERVE_MS, storeShutdownSteps } from '../platform/runtime/index.js';
+import { startTracing, stopTracing } from '../platform/tracing/index.js';
 
 const { config, log } = boot('web');
 await startTracing(config.tracing, 'web');

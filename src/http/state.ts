@@ -1,7 +1,7 @@
 import type { ParameterizedContext } from 'koa';
-import type { ConsoleSessionLoader } from '../console/console-identity.js';
-import type { KeyDoc } from '../accounts/keys/key-types.js';
-import type { DeferredRate } from '../admission/deferred-rate.js';
+import type { ConsoleSessionLoader } from '../console/index.js';
+import type { KeyDoc } from '../accounts/index.js';
+import type { DeferredRate } from '../admission/index.js';
 
 /** Per-request state set by middleware. */
 export interface GatewayState {

@@ -1,8 +1,6 @@
-import { costOf, type BilledUnits } from '../billing/pricing.js';
-import { formatUsd, type Nano } from '../billing/money.js';
-import { utf8Bytes } from '../billing/tokenizer.js';
-import type { CatalogModel } from '../catalog/model-types.js';
-import type { ImageJobParams } from '../queue/job-types.js';
+import { type BilledUnits, costOf, formatUsd, type Nano, utf8Bytes } from '../billing/index.js';
+import type { CatalogModel } from '../catalog/index.js';
+import type { ImageJobParams } from '../queue/index.js';
 
 /**
  * Output tokens of one image at the largest size and highest quality gpt-image models

@@ -1,5 +1,5 @@
-import { toUsdNumber } from '../billing/money.js';
-import type { ImagesJobResult } from '../queue/job-types.js';
+import { toUsdNumber } from '../billing/index.js';
+import type { ImagesJobResult } from '../queue/index.js';
 
 /** The images endpoints' answer, shaped like OpenAI's, plus `usage.cost` in USD. */
 export interface ImagesResponse {

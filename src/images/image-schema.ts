@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { GatewayError } from '../platform/errors/gateway-error.js';
-import { validate } from '../platform/validation/validate.js';
-import type { ImageJobParams } from '../queue/job-types.js';
+import { GatewayError } from '../platform/errors/index.js';
+import { validate } from '../platform/validation/index.js';
+import type { ImageJobParams } from '../queue/index.js';
 
 /** Most images one request may ask for (OpenAI's own limit). */
 export const MAX_IMAGES_PER_REQUEST = 10;

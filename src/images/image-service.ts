@@ -1,16 +1,18 @@
-import type { CatalogModel } from '../catalog/model-types.js';
-import { resolveModel } from '../catalog/resolve-model.js';
-import { costliestRoute, requireServingRoute } from '../catalog/route-choice.js';
-import { GatewayError } from '../platform/errors/gateway-error.js';
+import { type CatalogModel, costliestRoute, requireServingRoute, resolveModel } from '../catalog/index.js';
+import { GatewayError } from '../platform/errors/index.js';
 import type { MultipartForm } from './image-form.js';
-import type { KeyDoc } from '../accounts/keys/key-types.js';
-import type { Authorization } from '../admission/admission-types.js';
-import type { ImageEditJob, ImageGenerateJob } from '../queue/job-types.js';
-import { runMeteredJob } from '../queue/metered-job.js';
-import type { PayloadInput } from '../queue/payload-store.js';
-import { jobBase, type QueuedServiceDeps } from '../queue/queued-service-deps.js';
-import type { BilledUnits } from '../billing/pricing.js';
-import type { ImageJobParams } from '../queue/job-types.js';
+import type { KeyDoc } from '../accounts/index.js';
+import type { Authorization } from '../admission/index.js';
+import {
+  type ImageEditJob,
+  type ImageGenerateJob,
+  type ImageJobParams,
+  jobBase,
+  type PayloadInput,
+  type QueuedServiceDeps,
+  runMeteredJob,
+} from '../queue/index.js';
+import type { BilledUnits } from '../billing/index.js';
 import { describeImageFit, estimateImageCost, imagesThatFit, imageWorstUnits } from './image-estimate.js';
 import { imagesResponse, type ImagesResponse } from './image-response.js';
 import { parseEditRequest, parseGenerateRequest } from './image-schema.js';

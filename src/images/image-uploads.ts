@@ -1,8 +1,7 @@
 import sharp from 'sharp';
-import { GatewayError } from '../platform/errors/gateway-error.js';
+import { GatewayError } from '../platform/errors/index.js';
 import type { UploadedFile } from './image-form.js';
-import type { BlobRef } from '../queue/job-types.js';
-import type { PayloadInput } from '../queue/payload-store.js';
+import type { BlobRef, PayloadInput } from '../queue/index.js';
 
 /** Most reference images one edit may carry (gpt-image's limit). */
 export const MAX_EDIT_IMAGES = 16;

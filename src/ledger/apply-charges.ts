@@ -1,9 +1,6 @@
 import type { ClientSession, Document } from 'mongodb';
-import type { AccountCollections } from '../accounts/account-collection.js';
-import type { AccountDoc } from '../accounts/account-types.js';
-import { minBig, maxBig } from '../billing/money.js';
-import type { CostLineWire } from '../billing/pricing.js';
-import type { KeyCollections } from '../accounts/keys/key-collections.js';
+import type { AccountCollections, AccountDoc, KeyCollections } from '../accounts/index.js';
+import { type CostLineWire, maxBig, minBig } from '../billing/index.js';
 import { BatchTotals } from './batch-totals.js';
 import { linkEntry, type ChainHead } from './ledger-chain.js';
 import type { LedgerCollections } from './ledger-collection.js';

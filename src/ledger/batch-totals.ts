@@ -1,7 +1,6 @@
 import type { AnyBulkWriteOperation } from 'mongodb';
-import type { AccountDoc } from '../accounts/account-types.js';
-import { bucketOwner, periodOf, resetOf, type CalendarWindow, type LimitScope } from '../billing/spend-windows.js';
-import type { KeyDoc, KeySpendDoc } from '../accounts/keys/key-types.js';
+import type { AccountDoc, KeyDoc, KeySpendDoc } from '../accounts/index.js';
+import { bucketOwner, type CalendarWindow, type LimitScope, periodOf, resetOf } from '../billing/index.js';
 import type { ChainHead } from './ledger-chain.js';
 
 /** What a batch's totals take from one charge. */

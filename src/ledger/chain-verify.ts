@@ -1,4 +1,4 @@
-import type { AccountCollections } from '../accounts/account-collection.js';
+import type { AccountCollections } from '../accounts/index.js';
 import type { LedgerCollections } from './ledger-collection.js';
 import { entryHash, GENESIS_HASH } from './ledger-chain.js';
 

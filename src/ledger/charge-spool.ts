@@ -1,4 +1,4 @@
-import type { CostLineWire } from '../billing/pricing.js';
+import type { CostLineWire } from '../billing/index.js';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../platform/util/canonical-json.js';
-import type { ChainHead } from '../accounts/account-types.js';
+import { canonicalJson } from '../platform/util/index.js';
+import type { ChainHead } from '../accounts/index.js';
 import type { LedgerDoc } from './ledger-types.js';
 
 /** The `prev_hash` of an account's first chained entry. */
 export const GENESIS_HASH = '0'.repeat(64);
 
-export type { ChainHead } from '../accounts/account-types.js';
+export type { ChainHead } from '../accounts/index.js';
 
 /** The fields a chained entry adds to an entry. */
 export interface ChainLink {

@@ -1,7 +1,6 @@
 import { MongoServerError, type MongoClient } from 'mongodb';
-import type { AccountCollections } from '../accounts/account-collection.js';
-import type { AccountDoc } from '../accounts/account-types.js';
-import { GatewayError } from '../platform/errors/gateway-error.js';
+import type { AccountCollections, AccountDoc } from '../accounts/index.js';
+import { GatewayError } from '../platform/errors/index.js';
 import { linkEntry } from './ledger-chain.js';
 import type { LedgerCollections } from './ledger-collection.js';
 import type { LedgerDoc } from './ledger-types.js';

@@ -1,4 +1,4 @@
-import { keysetPage } from '../platform/db/keyset-page.js';
+import { keysetPage } from '../platform/db/index.js';
 import type { LedgerDoc } from './ledger-types.js';
 import type { LedgerCollections } from './ledger-collection.js';
 

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { AccountCollections } from '../accounts/account-collection.js';
+import type { AccountCollections } from '../accounts/index.js';
 import { verifyAllLedgerChains, verifyLedgerChain, type ChainReport } from './chain-verify.js';
 import type { LedgerCollections } from './ledger-collection.js';
 import { listLedger, type LedgerPage } from './ledger-query.js';

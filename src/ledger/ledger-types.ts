@@ -1,4 +1,4 @@
-import type { CostLineWire } from '../billing/pricing.js';
+import type { CostLineWire } from '../billing/index.js';
 
 /** Kinds of ledger entry. */
 export type LedgerKind = 'charge' | 'topup' | 'grant';

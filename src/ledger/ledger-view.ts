@@ -1,4 +1,4 @@
-import { toUsdNumber } from '../billing/money.js';
+import { toUsdNumber } from '../billing/index.js';
 import type { LedgerDoc } from './ledger-types.js';
 
 /** A ledger entry as operators see it (USD numbers). */

@@ -5,8 +5,7 @@ import { AlreadyCharged, applyCharges, type ChargeOutcome, type ChargeRequest, t
 import { BatchLanes, lanesOf } from './batch-lanes.js';
 import type { ChainHead } from './ledger-chain.js';
 import type { LedgerWriterObserver, LedgerBatch } from './ledger-observer.js';
-import type { AccountCollections } from '../accounts/account-collection.js';
-import type { KeyCollections } from '../accounts/keys/key-collections.js';
+import type { AccountCollections, KeyCollections } from '../accounts/index.js';
 import type { LedgerCollections } from './ledger-collection.js';
 
 export type { ChargeOutcome, ChargeRequest } from './apply-charges.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Redis } from '../platform/redis/redis.js';
+import type { Redis } from '../platform/redis/index.js';
 
 /** How long a process's "charges pending" mark lasts without renewal. */
 const MARK_TTL_MS = 3_000;

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
-import type { MongoHealth } from '../platform/db/mongo-health.js';
-import { classifyError } from '../platform/errors/classify-error.js';
-import { GatewayError } from '../platform/errors/gateway-error.js';
+import type { MongoHealth } from '../platform/db/index.js';
+import { classifyError, GatewayError } from '../platform/errors/index.js';
 import type { ChargeOutcome, ChargeRequest } from './apply-charges.js';
 import type { ChargeSpool } from './charge-spool.js';
 import type { LedgerWriter } from './ledger-writer.js';

@@ -1,8 +1,7 @@
 import sharp from 'sharp';
-import { parseDataUrl } from '../platform/documents/data-url.js';
-import { fetchDocument, type FetchDocumentOptions } from '../platform/documents/fetch-document.js';
-import { GatewayError } from '../platform/errors/gateway-error.js';
-import { parseGuardedUrl } from '../platform/security/ssrf-guard.js';
+import { fetchDocument, type FetchDocumentOptions, parseDataUrl } from '../platform/documents/index.js';
+import { GatewayError } from '../platform/errors/index.js';
+import { parseGuardedUrl } from '../platform/security/index.js';
 import type { OcrRequest } from './ocr-schema.js';
 
 /** A document ready for the queue. */

@@ -1,7 +1,6 @@
-import { costOf } from '../billing/pricing.js';
-import { formatUsd, type Nano } from '../billing/money.js';
-import type { CatalogModel } from '../catalog/model-types.js';
-import type { OcrOptions } from '../providers/ocr/ocr-types.js';
+import { costOf, formatUsd, type Nano } from '../billing/index.js';
+import type { CatalogModel } from '../catalog/index.js';
+import type { OcrOptions } from '../providers/index.js';
 import type { DocumentSource } from './ocr-document.js';
 import { pagesToProcess } from './ocr-schema.js';
 import { countPdfPages } from './pdf-page-count.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { GatewayError } from '../platform/errors/gateway-error.js';
-import { validate } from '../platform/validation/validate.js';
-import type { OcrOptions } from '../providers/ocr/ocr-types.js';
+import { GatewayError } from '../platform/errors/index.js';
+import { validate } from '../platform/validation/index.js';
+import type { OcrOptions } from '../providers/index.js';
 
 /** Most page indexes one request may name (Mistral's page limit per document). */
 const MAX_PAGE_INDEX = 999;

@@ -1,15 +1,11 @@
-import { toUsdNumber } from '../billing/money.js';
-import { resolveModel } from '../catalog/resolve-model.js';
-import { costliestRoute, requireServingRoute } from '../catalog/route-choice.js';
-import type { KeyDoc } from '../accounts/keys/key-types.js';
-import type { OcrOptions, OcrPage } from '../providers/ocr/ocr-types.js';
-import type { OcrJob } from '../queue/job-types.js';
-import { runMeteredJob } from '../queue/metered-job.js';
-import { jobBase, type QueuedServiceDeps } from '../queue/queued-service-deps.js';
+import { toUsdNumber } from '../billing/index.js';
+import { type CatalogModel, costliestRoute, requireServingRoute, resolveModel } from '../catalog/index.js';
+import type { KeyDoc } from '../accounts/index.js';
+import type { OcrOptions, OcrPage } from '../providers/index.js';
+import { jobBase, type OcrJob, type QueuedServiceDeps, runMeteredJob } from '../queue/index.js';
 import { documentSource, loadDocument, type DocumentSource } from './ocr-document.js';
 import { describeOcrFit, estimateOcrPages, ocrCostOfPages, pagesOf } from './ocr-estimate.js';
-import type { CatalogModel } from '../catalog/model-types.js';
-import type { AdmissionTicket, Authorization } from '../admission/admission-types.js';
+import type { AdmissionTicket, Authorization } from '../admission/index.js';
 import { parseOcrRequest, type OcrRequest } from './ocr-schema.js';
 
 /** Longest a document download may take. */

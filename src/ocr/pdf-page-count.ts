@@ -1,4 +1,4 @@
-import { loadPdfjs } from '../platform/util/load-pdfjs.js';
+import { loadPdfjs } from '../platform/util/index.js';
 
 /** Upper bound on pages counted for a hold. */
 const MAX_COUNTED_PAGES = 1_000;

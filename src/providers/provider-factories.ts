@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { Config } from '../platform/config/config.js';
+import type { Config } from '../platform/config/index.js';
 import type { KeySetAside } from './http/key-pool.js';
 import { createUpstreamClient } from './http/upstream-client.js';
 import { loadProviders } from './load-providers.js';

@@ -1,4 +1,4 @@
-import { GatewayError } from '../platform/errors/gateway-error.js';
+import { GatewayError } from '../platform/errors/index.js';
 import type { KeySetAside } from './http/key-pool.js';
 import type { UpstreamClient } from './http/upstream-client.js';
 import type { ChatCapability } from './chat/chat-types.js';

@@ -1,6 +1,6 @@
 import type { Queue, QueueEvents } from 'bullmq';
 import type { Logger } from 'pino';
-import { GatewayError } from '../platform/errors/gateway-error.js';
+import { GatewayError } from '../platform/errors/index.js';
 import { decodeJobError } from './job-error.js';
 import type { JobReply, JobTiming } from './job-reply.js';
 import type { PayloadStore } from './payload-store.js';

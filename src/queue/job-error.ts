@@ -1,7 +1,5 @@
-import type { ErrorCode } from '../platform/errors/error-table.js';
-import { ERROR_TABLE } from '../platform/errors/error-table.js';
-import { GatewayError } from '../platform/errors/gateway-error.js';
-import type { AttemptRecord } from '../ledger/records/request-record-types.js';
+import { ERROR_TABLE, type ErrorCode, GatewayError } from '../platform/errors/index.js';
+import type { AttemptRecord } from '../ledger/index.js';
 
 /** Marks a BullMQ failure reason written by our processors (anything else came from BullMQ). */
 const MARKER = 'farebox-job-error:';

@@ -1,6 +1,4 @@
-import { toCatalogModel } from '../catalog/catalog-cache.js';
-import type { CatalogModel } from '../catalog/model-types.js';
-import { modelRoutes } from '../catalog/servable.js';
+import { type CatalogModel, modelRoutes, toCatalogModel } from '../catalog/index.js';
 import type { JobModel } from './job-types.js';
 
 /** The part of a catalog entry a job carries (provider, upstream name, prices). */

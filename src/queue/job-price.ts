@@ -1,4 +1,12 @@
-import { costLinesWire, imageUnits, ocrUnits, priceUnits, type BilledUnits, type CostLineWire, type ImageCounts } from '../billing/pricing.js';
+import {
+  type BilledUnits,
+  costLinesWire,
+  type CostLineWire,
+  type ImageCounts,
+  imageUnits,
+  ocrUnits,
+  priceUnits,
+} from '../billing/index.js';
 import { pricedModel } from './job-model.js';
 import type { JobModel } from './job-types.js';
 

@@ -1,17 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { Queue, type JobsOptions } from 'bullmq';
-import type { Redis } from '../platform/redis/redis.js';
+import { createRedis, createSubscriber, listenOn, type Redis, waitReady } from '../platform/redis/index.js';
 import type { Logger } from 'pino';
-import type { Config } from '../platform/config/config.js';
-import { listenOn } from '../platform/redis/pub-sub.js';
-import { createRedis, createSubscriber, waitReady } from '../platform/redis/redis.js';
+import type { Config } from '../platform/config/index.js';
 import { JobAwaiter, type QueueObserver } from './job-awaiter.js';
 import { decodeReply } from './job-reply.js';
 import type { JobDataMap, JobResultMap } from './job-types.js';
 import { PayloadStore, type PayloadInput } from './payload-store.js';
 import { closeConnection, settleWithin } from './queue-connections.js';
 import { QUEUE_NAMES, queuePrefix, type QueueName } from './queue-names.js';
-import { traceCarrier } from '../platform/tracing/tracing.js';
+import { traceCarrier } from '../platform/tracing/index.js';
 
 /** Retry policy shared by every job: transient failures back off 0.5 s, 1 s; others fail at once. */
 export const JOB_OPTIONS: JobsOptions = {

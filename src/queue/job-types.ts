@@ -1,8 +1,7 @@
-import type { BilledUnits, CostLineWire } from '../billing/pricing.js';
-import type { ModelKind, PriceKey } from '../catalog/model-types.js';
-import type { ImageGenerateCall, ImageUsage } from '../providers/images/image-types.js';
-import type { OcrOptions, OcrPage, OcrResult } from '../providers/ocr/ocr-types.js';
-import type { AttemptRecord } from '../ledger/records/request-record-types.js';
+import type { BilledUnits, CostLineWire } from '../billing/index.js';
+import type { ModelKind, PriceKey } from '../catalog/index.js';
+import type { ImageGenerateCall, ImageUsage, OcrOptions, OcrPage, OcrResult } from '../providers/index.js';
+import type { AttemptRecord } from '../ledger/index.js';
 import type { QueueName } from './queue-names.js';
 
 /**

@@ -1,11 +1,10 @@
-import type { AdmissionTicket } from '../admission/admission-types.js';
-import type { ChargeOutcome } from '../ledger/ledger-writer.js';
+import type { AdmissionTicket } from '../admission/index.js';
+import type { AttemptRecord, ChargeOutcome } from '../ledger/index.js';
 import type { AttemptSink } from '../routing/index.js';
 import type { JobQueue, RunOptions } from './job-queue.js';
 import { FailedJobError } from './job-error.js';
 import { jobRouteModel, pricedModel } from './job-model.js';
 import type { JobDataMap, JobResultMap } from './job-types.js';
-import type { AttemptRecord } from '../ledger/records/request-record-types.js';
 import type { PayloadInput } from './payload-store.js';
 import type { QueueName } from './queue-names.js';
 

@@ -1,5 +1,4 @@
-import { publishMessage } from '../platform/redis/pub-sub.js';
-import type { Redis } from '../platform/redis/redis.js';
+import { publishMessage, type Redis } from '../platform/redis/index.js';
 import { decodeReply, encodeReply, type JobReply } from './job-reply.js';
 
 /** A binary input to store beside a job. */

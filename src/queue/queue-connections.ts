@@ -1,4 +1,4 @@
-import { connectRedis, WAIT_IT_OUT, type Redis, type RedisTarget } from '../platform/redis/redis.js';
+import { connectRedis, type Redis, type RedisTarget, WAIT_IT_OUT } from '../platform/redis/index.js';
 
 /**
  * A connection for workers and event listeners: BullMQ requires `maxRetriesPerRequest: null`

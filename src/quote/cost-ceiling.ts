@@ -1,6 +1,6 @@
-import { formatUsd, minBig } from '../billing/money.js';
-import { GatewayError } from '../platform/errors/gateway-error.js';
-import type { Admission, AdmissionRequest } from '../admission/admission-types.js';
+import { formatUsd, minBig } from '../billing/index.js';
+import { GatewayError } from '../platform/errors/index.js';
+import type { Admission, AdmissionRequest } from '../admission/index.js';
 import { holdQuote } from './hold-quote.js';
 
 /** Where a request's own `max_cost` (nano-USD) is found by request id. */

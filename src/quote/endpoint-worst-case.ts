@@ -1,18 +1,18 @@
-import type { BilledUnits, CostLineWire } from '../billing/pricing.js';
-import type { CatalogModel } from '../catalog/model-types.js';
-import { resolveModel } from '../catalog/resolve-model.js';
-import { largestAffordableMaxTokens } from '../chat/admit/chat-estimate.js';
-import type { ChatServiceDeps } from '../chat/chat-service-deps.js';
-import type { ChatFront } from '../chat/chat-front.js';
-import { chatWorstCase, holdLinesWire } from '../chat/admit/chat-worst-case.js';
-import { GatewayError } from '../platform/errors/gateway-error.js';
-import { doorFront } from '../chat/doors/door-table.js';
-import { parseEditRequest, parseGenerateRequest } from '../images/image-schema.js';
-import { imageWorstCase } from '../images/image-service.js';
-import type { KeyDoc } from '../accounts/keys/key-types.js';
-import { ocrCostOfPages } from '../ocr/ocr-estimate.js';
-import { ocrWorstCase } from '../ocr/ocr-service.js';
-import type { QueuedServiceDeps } from '../queue/queued-service-deps.js';
+import type { BilledUnits, CostLineWire } from '../billing/index.js';
+import { type CatalogModel, resolveModel } from '../catalog/index.js';
+import {
+  type ChatFront,
+  type ChatServiceDeps,
+  chatWorstCase,
+  doorFront,
+  holdLinesWire,
+  largestAffordableMaxTokens,
+} from '../chat/index.js';
+import { GatewayError } from '../platform/errors/index.js';
+import { imageWorstCase, parseEditRequest, parseGenerateRequest } from '../images/index.js';
+import type { KeyDoc } from '../accounts/index.js';
+import { ocrCostOfPages, ocrWorstCase } from '../ocr/index.js';
+import type { QueuedServiceDeps } from '../queue/index.js';
 
 /** What a quote needs: the chat and queued services' deps (no queue is used). */
 export type QuoteDeps = ChatServiceDeps & Pick<QueuedServiceDeps, 'providers' | 'config' | 'admission' | 'catalog'>;

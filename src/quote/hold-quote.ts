@@ -1,6 +1,5 @@
-import { formatUsd } from '../billing/money.js';
-import { costLinesWire, priceUnits, type BilledUnits, type CostLineWire } from '../billing/pricing.js';
-import type { CatalogModel } from '../catalog/model-types.js';
+import { type BilledUnits, costLinesWire, type CostLineWire, formatUsd, priceUnits } from '../billing/index.js';
+import type { CatalogModel } from '../catalog/index.js';
 
 /** The worst case of a request, line by line, as a quote and a `max_cost_exceeded` show it. */
 export interface HoldQuote {

@@ -1,5 +1,4 @@
-import { formatUsd, maxBig } from '../billing/money.js';
-import type { SpendWindow } from '../billing/spend-windows.js';
+import { formatUsd, maxBig, type SpendWindow } from '../billing/index.js';
 
 /** One limit a hold must fit: how much room it leaves now (nano-USD), and whether it fits. */
 export interface QuoteCheck {

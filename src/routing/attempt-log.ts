@@ -1,5 +1,5 @@
-import type { KeyTrail } from '../providers/http/key-trail.js';
-import type { AttemptRecord } from '../ledger/records/request-record-types.js';
+import type { KeyTrail } from '../providers/index.js';
+import type { AttemptRecord } from '../ledger/index.js';
 import { judgeFailure } from './failover-rules.js';
 import type { RouteTarget } from './route-target.js';
 

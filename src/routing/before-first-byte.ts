@@ -1,4 +1,4 @@
-import { GatewayError } from '../platform/errors/gateway-error.js';
+import { GatewayError } from '../platform/errors/index.js';
 
 /**
  * An upstream failure before anything reached the client: the same error as the one it

@@ -1,4 +1,4 @@
-import type { GatewayError } from '../platform/errors/gateway-error.js';
+import type { GatewayError } from '../platform/errors/index.js';
 
 /** How a failed attempt is judged: its cause, and whether another route may answer instead. */
 export interface FailureVerdict {

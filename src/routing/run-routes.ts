@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { GatewayError } from '../platform/errors/gateway-error.js';
-import { KeyTrail, withKeyTrail } from '../providers/http/key-trail.js';
-import { inSpan } from '../platform/tracing/tracing.js';
+import type { GatewayError } from '../platform/errors/index.js';
+import { KeyTrail, withKeyTrail } from '../providers/index.js';
+import { inSpan } from '../platform/tracing/index.js';
 import { AttemptLog, type AttemptSink } from './attempt-log.js';
 import { BeforeFirstByteError } from './before-first-byte.js';
 import { judgeFailure } from './failover-rules.js';

@@ -1,4 +1,4 @@
-import { GatewayError } from '../platform/errors/gateway-error.js';
+import { GatewayError } from '../platform/errors/index.js';
 import type { WebhookCollections } from './webhook-collections.js';
 import { eventBody } from './webhook-emitter.js';
 import type { WebhookQueue } from './webhook-queue.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { AccountCollections } from '../accounts/account-collection.js';
-import { GatewayError } from '../platform/errors/gateway-error.js';
+import type { AccountCollections } from '../accounts/index.js';
+import { GatewayError } from '../platform/errors/index.js';
 import type { CreateEndpointInput, PatchEndpointInput } from './webhook-schema.js';
 import { mintWebhookSecret } from './webhook-signature.js';
 import type { WebhookCollections } from './webhook-collections.js';

@@ -1,5 +1,4 @@
-import { createAddressPolicy } from '../platform/security/address-policy.js';
-import { guardUrl, systemResolver, type GuardedTarget, type HostResolver } from '../platform/security/ssrf-guard.js';
+import { createAddressPolicy, type GuardedTarget, guardUrl, type HostResolver, systemResolver } from '../platform/security/index.js';
 
 /** Options of the endpoint URL rules. */
 export interface EndpointUrlOptions {

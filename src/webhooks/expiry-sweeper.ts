@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../billing/periods.js';
-import type { KeyCollections } from '../accounts/keys/key-collections.js';
-import type { KeyDoc } from '../accounts/keys/key-types.js';
+import type { Clock } from '../billing/index.js';
+import type { KeyCollections, KeyDoc } from '../accounts/index.js';
 import type { WebhookCollections } from './webhook-collections.js';
 import type { WebhookEmitter } from './webhook-emitter.js';
 import { emitKeyExpired } from './key-events.js';

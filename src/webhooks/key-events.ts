@@ -1,5 +1,4 @@
-import type { KeyEventSink } from '../accounts/keys/key-service.js';
-import type { KeyDoc } from '../accounts/keys/key-types.js';
+import type { KeyDoc, KeyEventSink } from '../accounts/index.js';
 import type { WebhookEmitter } from './webhook-emitter.js';
 
 function keyData(key: KeyDoc): Record<string, unknown> {

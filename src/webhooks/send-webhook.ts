@@ -1,6 +1,5 @@
-import { isGatewayError } from '../platform/errors/gateway-error.js';
-import { createPinnedAgent } from '../platform/security/pinned-agent.js';
-import type { GuardedTarget } from '../platform/security/ssrf-guard.js';
+import { isGatewayError } from '../platform/errors/index.js';
+import { createPinnedAgent, type GuardedTarget } from '../platform/security/index.js';
 import { signatureHeaders } from './webhook-signature.js';
 
 /** One delivery attempt, ready to send. */

@@ -1,10 +1,7 @@
 import type { Logger } from 'pino';
-import type { AccountCollections } from '../accounts/account-collection.js';
-import { dayPeriod, monthPeriod, type Clock } from '../billing/periods.js';
-import { toUsdNumber } from '../billing/money.js';
-import type { KeyCollections } from '../accounts/keys/key-collections.js';
-import type { KeyDoc } from '../accounts/keys/key-types.js';
-import type { LedgerBatch, LedgerWriterObserver } from '../ledger/ledger-observer.js';
+import type { AccountCollections, KeyCollections, KeyDoc } from '../accounts/index.js';
+import { type Clock, dayPeriod, monthPeriod, toUsdNumber } from '../billing/index.js';
+import type { LedgerBatch, LedgerWriterObserver } from '../ledger/index.js';
 import type { EndpointService } from './endpoint-service.js';
 import { balanceEvents, reachedThresholds } from './thresholds.js';
 import type { WebhookEmitter } from './webhook-emitter.js';

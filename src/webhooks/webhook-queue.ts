@@ -1,9 +1,9 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Logger } from 'pino';
-import type { WebhookSettings } from '../platform/config/config.js';
-import { queuePrefix, WEBHOOK_QUEUE } from '../queue/queue-names.js';
-import type { Redis } from '../platform/redis/redis.js';
-import { traceCarrier } from '../platform/tracing/tracing.js';
+import type { WebhookSettings } from '../platform/config/index.js';
+import { queuePrefix, WEBHOOK_QUEUE } from '../queue/index.js';
+import type { Redis } from '../platform/redis/index.js';
+import { traceCarrier } from '../platform/tracing/index.js';
 import type { WebhookJobData } from './webhook-types.js';
 
 /** The retry policy of a delivery: exponential backoff over about a day, then failed. */

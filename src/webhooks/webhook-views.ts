@@ -1,4 +1,4 @@
-import { toUsdNumber } from '../billing/money.js';
+import { toUsdNumber } from '../billing/index.js';
 import type { DeliveryDoc, EndpointDoc } from './webhook-types.js';
 
 /** The public shape of an endpoint; never the secret. */

@@ -1,7 +1,6 @@
 import type { Job } from 'bullmq';
-import type { ImageGenerateCall, ImageResult, ImagesCapability } from '../../src/providers/images/image-types.js';
-import { imagePrice } from '../../src/queue/job-price.js';
-import type { ImagesJobResult, JobDataMap, JobModel, JobSummary } from '../../src/queue/job-types.js';
+import type { ImageGenerateCall, ImageResult, ImagesCapability } from '../../src/providers/index.js';
+import { imagePrice, type ImagesJobResult, type JobDataMap, type JobModel, type JobSummary } from '../../src/queue/index.js';
 import type { AttemptList } from '../../src/routing/index.js';
 import { onJobRoutes, type RoutedAnswer } from './job-routes.js';
 import { loadBlob, runJob, type JobWork, type ProcessorContext } from './job-runner.js';

@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
-import { isGatewayError } from '../../src/platform/errors/gateway-error.js';
-import { jobRoutes } from '../../src/queue/job-model.js';
-import type { JobModel } from '../../src/queue/job-types.js';
-import type { AttemptRecord } from '../../src/ledger/records/request-record-types.js';
+import { isGatewayError } from '../../src/platform/errors/index.js';
+import { type JobModel, jobRoutes } from '../../src/queue/index.js';
+import type { AttemptRecord } from '../../src/ledger/index.js';
 import { BeforeFirstByteError, routeKey, runRoutes, type AttemptList, type RouteHealth, type RouteTarget } from '../../src/routing/index.js';
 
 /** What answered a job: the value, the route (as a job model) with its index, and every attempt. */

@@ -1,14 +1,17 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { classifyError } from '../../src/platform/errors/classify-error.js';
-import { GatewayError } from '../../src/platform/errors/gateway-error.js';
-import { encodeJobError, isTransient } from '../../src/queue/job-error.js';
-import type { AnyJobData, BlobRef, JobSummary } from '../../src/queue/job-types.js';
-import type { PayloadStore } from '../../src/queue/payload-store.js';
-import type { QueueName } from '../../src/queue/queue-names.js';
-import type { ProviderRegistry } from '../../src/providers/registry.js';
-import type { ImageFile } from '../../src/providers/images/image-types.js';
-import { inRemoteSpan } from '../../src/platform/tracing/tracing.js';
+import { classifyError, GatewayError } from '../../src/platform/errors/index.js';
+import {
+  type AnyJobData,
+  type BlobRef,
+  encodeJobError,
+  isTransient,
+  type JobSummary,
+  type PayloadStore,
+  type QueueName,
+} from '../../src/queue/index.js';
+import type { ImageFile, ProviderRegistry } from '../../src/providers/index.js';
+import { inRemoteSpan } from '../../src/platform/tracing/index.js';
 import { AttemptList } from '../../src/routing/index.js';
 import type { JobRouting } from './job-routes.js';
 

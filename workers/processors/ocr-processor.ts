@@ -1,7 +1,6 @@
 import type { Job } from 'bullmq';
-import type { OcrCapability, OcrDocument } from '../../src/providers/ocr/ocr-types.js';
-import { ocrPrice } from '../../src/queue/job-price.js';
-import type { JobDataMap, JobModel, JobSummary, OcrJobResult } from '../../src/queue/job-types.js';
+import type { OcrCapability, OcrDocument } from '../../src/providers/index.js';
+import { type JobDataMap, type JobModel, type JobSummary, type OcrJobResult, ocrPrice } from '../../src/queue/index.js';
 import { onJobRoutes } from './job-routes.js';
 import { loadBlob, runJob, type JobWork, type ProcessorContext } from './job-runner.js';
 

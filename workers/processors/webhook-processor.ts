@@ -1,9 +1,9 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import type { WebhookSettings } from '../../src/platform/config/config.js';
-import type { GuardedTarget } from '../../src/platform/security/ssrf-guard.js';
-import { inLinkedSpan, type SpanHandle } from '../../src/platform/tracing/tracing.js';
-import { WEBHOOK_QUEUE } from '../../src/queue/queue-names.js';
+import type { WebhookSettings } from '../../src/platform/config/index.js';
+import type { GuardedTarget } from '../../src/platform/security/index.js';
+import { inLinkedSpan, type SpanHandle } from '../../src/platform/tracing/index.js';
+import { WEBHOOK_QUEUE } from '../../src/queue/index.js';
 import { sendWebhook, type DeliveryLog, type WebhookCollections, type WebhookJobData } from '../../src/webhooks/index.js';
 
 /** What the delivery processor needs. */

@@ -1,6 +1,6 @@
-import { GatewayError } from '../../platform/errors/gateway-error.js';
-import type { Clock } from '../../billing/periods.js';
-import { ReadThroughCache } from '../../platform/util/read-through-cache.js';
+import { GatewayError } from '../../platform/errors/index.js';
+import type { Clock } from '../../billing/index.js';
+import { ReadThroughCache } from '../../platform/util/index.js';
 import { hashKey, isWellFormedKey } from './key-secret.js';
 import type { KeyDoc } from './key-types.js';
 import type { KeyCollections } from './key-collections.js';

@@ -1,6 +1,4 @@
-import { toUsdNumber, maxBig } from '../../billing/money.js';
-import type { Clock } from '../../billing/periods.js';
-import type { SpendWindow } from '../../billing/spend-windows.js';
+import { type Clock, maxBig, type SpendWindow, toUsdNumber } from '../../billing/index.js';
 import type { KeyDoc } from './key-types.js';
 import { toLimitsView } from './key-view.js';
 import { scopeUsage } from './limit-usage.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../../billing/periods.js';
+import type { Clock } from '../../billing/index.js';
 import type { KeyCollections } from './key-collections.js';
 import { keyInfo } from './key-info.js';
 import { keyLimitFigures, type KeyLimitFigures, type KeyLiveUsage } from './limit-room.js';

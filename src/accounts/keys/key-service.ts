@@ -1,5 +1,5 @@
-import { GatewayError } from '../../platform/errors/gateway-error.js';
-import { newId } from '../../platform/util/ids.js';
+import { GatewayError } from '../../platform/errors/index.js';
+import { newId } from '../../platform/util/index.js';
 import type { CreateKeyInput, PatchKeyInput } from './key-input-schema.js';
 import { mintSecret } from './key-secret.js';
 import type { KeyDoc, KeyLimits, SpendCaps } from './key-types.js';

@@ -1,4 +1,4 @@
-import { toUsdNumber } from '../../billing/money.js';
+import { toUsdNumber } from '../../billing/index.js';
 import type { KeyDoc, KeyLimits } from './key-types.js';
 import { sharedLimitsView } from './shared-limits.js';
 

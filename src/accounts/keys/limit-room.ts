@@ -1,5 +1,4 @@
-import { dayPeriod, monthPeriod, weekPeriod } from '../../billing/periods.js';
-import type { SpendWindow } from '../../billing/spend-windows.js';
+import { dayPeriod, monthPeriod, type SpendWindow, weekPeriod } from '../../billing/index.js';
 import type { KeyDoc, SharedLimits } from './key-types.js';
 import type { KeyCollections } from './key-collections.js';
 import { capRoom, minuteFigures, sharedCaps, SPEND_WINDOWS, type ScopeFigures, type UsageScope } from './limit-usage.js';

@@ -1,5 +1,4 @@
-import { maxBig, toUsdNumber } from '../../billing/money.js';
-import { resetOf, type SpendWindow } from '../../billing/spend-windows.js';
+import { maxBig, resetOf, type SpendWindow, toUsdNumber } from '../../billing/index.js';
 import type { SharedLimits, SpendCaps } from './key-types.js';
 
 /** Whose limit a row describes. */

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { parseUsdCap } from '../../billing/money.js';
-import { WINDOW_ORDER, type SpendWindow } from '../../billing/spend-windows.js';
+import { parseUsdCap, type SpendWindow, WINDOW_ORDER } from '../../billing/index.js';
 
 /** A USD amount as clients send it (number or decimal string), as nano-USD. */
 export const usdCap = z.union([z.number(), z.string()]).transform((v, ctx) => {

@@ -1,4 +1,4 @@
-import { toUsdNumber } from '../../billing/money.js';
+import { toUsdNumber } from '../../billing/index.js';
 import type { SharedLimitsInput } from './limits-schema.js';
 import type { SharedLimits, WindowCaps } from './key-types.js';
 

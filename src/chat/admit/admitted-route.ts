@@ -1,8 +1,8 @@
-import { unitPrice } from '../../billing/pricing.js';
-import type { CatalogModel, CatalogRoute } from '../../catalog/model-types.js';
-import { GatewayError } from '../../platform/errors/gateway-error.js';
-import type { Authorization } from '../../admission/admission-types.js';
-import type { ChatCapability, ChatRequestBody } from '../../providers/chat/chat-types.js';
+import { unitPrice } from '../../billing/index.js';
+import type { CatalogModel, CatalogRoute } from '../../catalog/index.js';
+import { GatewayError } from '../../platform/errors/index.js';
+import type { Authorization } from '../../admission/index.js';
+import type { ChatCapability, ChatRequestBody } from '../../providers/index.js';
 import { estimateChatCostAsync, requestedOutputLimit, type ChatEstimate } from './chat-estimate.js';
 import { promptTokenCount, type HoldInputs } from './prompt-bound.js';
 import type { RouteTarget } from '../../routing/index.js';

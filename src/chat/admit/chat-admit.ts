@@ -1,6 +1,5 @@
-import type { KeyDoc } from '../../accounts/keys/key-types.js';
-import type { AdmissionTicket } from '../../admission/admission-types.js';
-import type { DeferredRate } from '../../admission/deferred-rate.js';
+import type { KeyDoc } from '../../accounts/index.js';
+import type { AdmissionTicket, DeferredRate } from '../../admission/index.js';
 import type { AdmittedRoute, FrontHoldInputs } from './admitted-route.js';
 import type { ChatServiceDeps } from '../chat-service-deps.js';
 import type { CompletionMeta } from '../wire/chat-wire.js';

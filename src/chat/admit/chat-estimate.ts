@@ -1,7 +1,6 @@
-import { formatUsd, type Nano } from '../../billing/money.js';
-import { holdUnitPrices } from '../../billing/pricing.js';
-import type { CatalogModel, PriceKey } from '../../catalog/model-types.js';
-import type { ChatRequestBody } from '../../providers/chat/chat-types.js';
+import { formatUsd, holdUnitPrices, type Nano } from '../../billing/index.js';
+import type { CatalogModel, PriceKey } from '../../catalog/index.js';
+import type { ChatRequestBody } from '../../providers/index.js';
 import { promptTokenBound, type HoldInputs } from './prompt-bound.js';
 
 /** Output limit of a model whose catalog entry has no context length. */

@@ -1,10 +1,8 @@
-import { formatUsd } from '../../billing/money.js';
-import { attoUsd, type CostLineWire } from '../../billing/pricing.js';
-import type { CatalogModel } from '../../catalog/model-types.js';
-import { resolveModel } from '../../catalog/resolve-model.js';
-import type { KeyDoc } from '../../accounts/keys/key-types.js';
-import type { ChatRequestBody } from '../../providers/chat/chat-types.js';
-import { validate } from '../../platform/validation/validate.js';
+import { attoUsd, type CostLineWire, formatUsd } from '../../billing/index.js';
+import { type CatalogModel, resolveModel } from '../../catalog/index.js';
+import type { KeyDoc } from '../../accounts/index.js';
+import type { ChatRequestBody } from '../../providers/index.js';
+import { validate } from '../../platform/validation/index.js';
 import { admittedRoute, type AdmittedRoute, type FrontHoldInputs } from './admitted-route.js';
 import { holdMargin, holdParts } from './chat-estimate.js';
 import { chatRequestSchema, toChatRequestBody } from '../wire/chat-schema.js';

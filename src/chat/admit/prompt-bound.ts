@@ -1,9 +1,16 @@
-import { dataUrlDimensions, imageTokenBound } from '../../billing/image-tokens.js';
-import { sumPieces } from '../../billing/token-count-async.js';
-import { anyVocabularyPieceBound, boundBudget, boundPiece, countPiece, promptTexts } from '../../billing/tokenizer.js';
-import type { CatalogModel } from '../../catalog/model-types.js';
-import { GatewayError } from '../../platform/errors/gateway-error.js';
-import type { ChatRequestBody } from '../../providers/chat/chat-types.js';
+import {
+  anyVocabularyPieceBound,
+  boundBudget,
+  boundPiece,
+  countPiece,
+  dataUrlDimensions,
+  imageTokenBound,
+  promptTexts,
+  sumPieces,
+} from '../../billing/index.js';
+import type { CatalogModel } from '../../catalog/index.js';
+import { GatewayError } from '../../platform/errors/index.js';
+import type { ChatRequestBody } from '../../providers/index.js';
 
 /**
  * Tokens vendors add around what a client sends, each a bound over the vendors served (see

@@ -1,10 +1,8 @@
-import type { CatalogModel, CatalogRoute } from '../../catalog/model-types.js';
-import { resolveModel } from '../../catalog/resolve-model.js';
-import { modelRoutes } from '../../catalog/servable.js';
-import { GatewayError } from '../../platform/errors/gateway-error.js';
-import type { KeyDoc } from '../../accounts/keys/key-types.js';
-import type { Authorization } from '../../admission/admission-types.js';
-import type { ChatCapability } from '../../providers/chat/chat-types.js';
+import { type CatalogModel, type CatalogRoute, modelRoutes, resolveModel } from '../../catalog/index.js';
+import { GatewayError } from '../../platform/errors/index.js';
+import type { KeyDoc } from '../../accounts/index.js';
+import type { Authorization } from '../../admission/index.js';
+import type { ChatCapability } from '../../providers/index.js';
 import type { ChatServiceDeps } from '../chat-service-deps.js';
 import type { ProviderPreferences, RoutingRequest } from './routing-request.js';
 

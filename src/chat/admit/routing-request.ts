@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { ChatRequestBody } from '../../providers/chat/chat-types.js';
-import { validate } from '../../platform/validation/validate.js';
+import type { ChatRequestBody } from '../../providers/index.js';
+import { validate } from '../../platform/validation/index.js';
 
 const providerIds = z.array(z.string().min(1).max(100)).max(32);
 

@@ -1,5 +1,5 @@
-import type { ErrorBody } from '../../platform/errors/serialize.js';
-import { isRecord } from '../../providers/http/narrow.js';
+import type { ErrorBody } from '../../platform/errors/index.js';
+import { isRecord } from '../../providers/index.js';
 import type { UsageWire } from '../wire/chat-wire.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { ChatFront } from '../chat-front.js';
 import type { ChatServiceDeps } from '../chat-service-deps.js';
-import type { JsonRecord } from '../../providers/http/narrow.js';
-import { validate } from '../../platform/validation/validate.js';
+import type { JsonRecord } from '../../providers/index.js';
+import { validate } from '../../platform/validation/index.js';
 import { chatCompletionsFront } from './chat-completions-front.js';
 import { messagesFront } from './messages/messages-front.js';
 import { messagesRequestSchema } from './messages/messages-schema.js';

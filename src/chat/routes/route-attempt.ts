@@ -1,4 +1,4 @@
-import type { AdmissionTicket } from '../../admission/admission-types.js';
+import type { AdmissionTicket } from '../../admission/index.js';
 import type { AttemptSink } from '../../routing/index.js';
 import type { AdmittedChat, AdmittedRequest, AdmittedRoute } from '../admit/chat-admit.js';
 import type { ChatServiceDeps } from '../chat-service-deps.js';

@@ -1,4 +1,4 @@
-import { toGatewayError } from '../../platform/errors/gateway-error.js';
+import { toGatewayError } from '../../platform/errors/index.js';
 import type { AdmittedChat } from '../admit/chat-admit.js';
 import { BeforeFirstByteError } from '../../routing/index.js';
 import type { ChatServiceDeps } from '../chat-service-deps.js';

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 import type { ClientDeparture } from '../wire/client-channel.js';
 import type { GraceReads } from '../settle/grace-reads.js';
 

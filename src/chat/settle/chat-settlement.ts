@@ -1,7 +1,6 @@
-import type { Nano } from '../../billing/money.js';
-import { chatUnits, costLinesWire, priceUnits, type CostLine } from '../../billing/pricing.js';
-import type { ChargeOutcome } from '../../ledger/ledger-writer.js';
-import type { TokenUsage } from '../../providers/chat/chat-types.js';
+import { chatUnits, type CostLine, costLinesWire, type Nano, priceUnits } from '../../billing/index.js';
+import type { ChargeOutcome } from '../../ledger/index.js';
+import type { TokenUsage } from '../../providers/index.js';
 import type { AdmittedChat } from '../admit/chat-admit.js';
 import type { ChatServiceDeps } from '../chat-service-deps.js';
 import type { ProducedText } from '../wire/produced-text.js';

@@ -1,5 +1,4 @@
-import { readReasoning } from '../../providers/chat/reasoning-options.js';
-import type { TokenUsage } from '../../providers/chat/chat-types.js';
+import { readReasoning, type TokenUsage } from '../../providers/index.js';
 import type { AdmittedChat } from '../admit/chat-admit.js';
 import type { ProducedText } from '../wire/produced-text.js';
 

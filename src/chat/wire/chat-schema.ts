@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ChatRequestBody } from '../../providers/chat/chat-types.js';
+import type { ChatRequestBody } from '../../providers/index.js';
 import { imageUrlProblem } from './image-data-url.js';
 
 /** Largest `max_tokens` accepted; no model produces more in one call. */

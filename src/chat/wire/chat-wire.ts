@@ -1,8 +1,6 @@
-import { formatUsd, toUsdNumber, type Nano } from '../../billing/money.js';
-import { costLinesWire, type CostLine, type CostLineWire } from '../../billing/pricing.js';
-import type { GatewayError } from '../../platform/errors/gateway-error.js';
-import { serializeError } from '../../platform/errors/serialize.js';
-import type { ChatChoice, ChatDelta, TokenUsage } from '../../providers/chat/chat-types.js';
+import { type CostLine, costLinesWire, type CostLineWire, formatUsd, type Nano, toUsdNumber } from '../../billing/index.js';
+import { type GatewayError, serializeError } from '../../platform/errors/index.js';
+import type { ChatChoice, ChatDelta, TokenUsage } from '../../providers/index.js';
 
 /** What every response and chunk of one completion shares. */
 export interface CompletionMeta {

@@ -1,5 +1,5 @@
-import { countTokensAsync } from '../../billing/token-count-async.js';
-import type { ChatChoice, ChatDelta } from '../../providers/chat/chat-types.js';
+import { countTokensAsync } from '../../billing/index.js';
+import type { ChatChoice, ChatDelta } from '../../providers/index.js';
 
 /**
  * Collects what an answer produced (content, tool call names and arguments, and apart from

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { ClientDeparture } from '../../chat/wire/client-channel.js';
+import type { ClientDeparture } from '../../chat/index.js';
 
 /** An abort signal that fires when the client goes away before the response finished. */
 export interface ClientAbort {

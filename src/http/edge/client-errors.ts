@@ -1,9 +1,8 @@
 import type { Server, ServerOptions } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import { GatewayError } from '../../platform/errors/gateway-error.js';
-import { errorHeaders, serializeError } from '../../platform/errors/serialize.js';
-import { newId } from '../../platform/util/ids.js';
+import { errorHeaders, GatewayError, serializeError } from '../../platform/errors/index.js';
+import { newId } from '../../platform/util/index.js';
 import { REQUEST_ID_ALIAS, REQUEST_ID_HEADER } from '../middleware/request-id.js';
 import { EXPOSED_HEADERS } from '../middleware/cors-headers.js';
 

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { requireSameOrigin } from './same-origin.js';
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 import type { GatewayContext, GatewayState } from '../state.js';
 import { bearerToken } from './authenticate.js';
 

@@ -1,8 +1,7 @@
 import type { Middleware } from 'koa';
 import { requireSameOrigin } from './same-origin.js';
-import { GatewayError } from '../../platform/errors/gateway-error.js';
-import type { KeyAuthenticator } from '../../accounts/keys/key-auth.js';
-import type { KeyDoc, KeyRole } from '../../accounts/keys/key-types.js';
+import { GatewayError } from '../../platform/errors/index.js';
+import type { KeyAuthenticator, KeyDoc, KeyRole } from '../../accounts/index.js';
 import type { GatewayContext, GatewayState } from '../state.js';
 
 /** Extracts the bearer token of an Authorization header. */

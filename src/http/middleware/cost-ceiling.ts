@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
-import { parseUsdAmount } from '../../billing/money.js';
-import type { CeilingRegistry } from '../../quote/cost-ceiling.js';
+import { parseUsdAmount } from '../../billing/index.js';
+import type { CeilingRegistry } from '../../quote/index.js';
 import type { GatewayContext, GatewayState } from '../state.js';
 
 /**

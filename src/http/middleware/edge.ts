@@ -1,9 +1,9 @@
 import cors from '@koa/cors';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { flatLineLogger } from '../../platform/log/logger.js';
-import type { Metrics } from '../../platform/metrics/metrics.js';
-import type { RequestRecorder } from '../../ledger/records/request-recorder.js';
+import { flatLineLogger } from '../../platform/log/index.js';
+import type { Metrics } from '../../platform/metrics/index.js';
+import type { RequestRecorder } from '../../ledger/index.js';
 import type { GatewayState } from '../state.js';
 import { logAccess } from './access-log.js';
 import { EXPOSED_HEADERS } from './cors-headers.js';

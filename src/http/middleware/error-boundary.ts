@@ -1,7 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { classifyError } from '../../platform/errors/classify-error.js';
-import { errorHeaders, serializeError } from '../../platform/errors/serialize.js';
+import { classifyError, errorHeaders, serializeError } from '../../platform/errors/index.js';
 import { drainRemainder } from './drain-request.js';
 import type { GatewayContext, GatewayState } from '../state.js';
 

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { GatewayError } from '../../platform/errors/gateway-error.js';
-import type { IdempotencyStore } from '../../platform/idempotency/idempotency-store.js';
-import type { StoredResponse } from '../../platform/idempotency/idempotency-types.js';
-import { canonicalJson } from '../../platform/util/canonical-json.js';
+import { GatewayError } from '../../platform/errors/index.js';
+import type { IdempotencyStore, StoredResponse } from '../../platform/idempotency/index.js';
+import { canonicalJson } from '../../platform/util/index.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../state.js';
 import { captureWrites } from './response-capture.js';
 

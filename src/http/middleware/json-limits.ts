@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 import type { GatewayState } from '../state.js';
 
 /** Generic bounds on any JSON body, beside the per-field limits of each endpoint's schema. */

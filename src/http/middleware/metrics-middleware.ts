@@ -1,5 +1,5 @@
 import type { GatewayContext } from '../state.js';
-import type { Metrics } from '../../platform/metrics/metrics.js';
+import type { Metrics } from '../../platform/metrics/index.js';
 
 /** Route label for requests no router matched, so unknown paths do not create series. */
 const UNMATCHED = 'unmatched';

@@ -1,7 +1,5 @@
 import type { Middleware } from 'koa';
-import type { Admission } from '../../admission/admission-types.js';
-import type { RateInfo } from '../../admission/rate-info.js';
-import { rateInfoOf } from '../../admission/rate-check.js';
+import { type Admission, type RateInfo, rateInfoOf } from '../../admission/index.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../state.js';
 
 function setRateHeaders(ctx: GatewayContext, info: RateInfo | undefined): void {

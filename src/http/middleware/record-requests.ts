@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { GatewayContext } from '../state.js';
-import type { RequestRecorder } from '../../ledger/records/request-recorder.js';
-import { END_USER_HEADER, endUserOf } from '../../ledger/records/end-user-source.js';
+import { END_USER_HEADER, endUserOf, type RequestRecorder } from '../../ledger/index.js';
 
 /** The inference endpoints whose requests are recorded (POST only). */
 const RECORDED_PATHS: ReadonlySet<string> = new Set([

@@ -1,5 +1,5 @@
 import type { GatewayContext } from '../state.js';
-import { newId } from '../../platform/util/ids.js';
+import { newId } from '../../platform/util/index.js';
 
 /** Header carrying the request id on every response. */
 export const REQUEST_ID_HEADER = 'X-Service-Request-Id';

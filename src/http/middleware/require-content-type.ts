@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 import type { GatewayState } from '../state.js';
 
 /** Which body each path takes: multipart for the listed paths, JSON everywhere else. */

@@ -1,5 +1,5 @@
 import type { ParameterizedContext } from 'koa';
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 

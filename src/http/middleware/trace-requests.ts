@@ -1,9 +1,14 @@
 import type { Middleware } from 'koa';
-import { toUsdNumber } from '../../billing/money.js';
-import { usageOf, type RecordDraft } from '../../ledger/records/record-draft.js';
-import type { DraftLookup } from '../../ledger/records/record-draft.js';
-import { capturingContent, inOpenRemoteSpan, tracingOn, type SpanAttributes } from '../../platform/tracing/tracing.js';
-import { inputContent, outputContent } from '../../platform/tracing/span-content.js';
+import { toUsdNumber } from '../../billing/index.js';
+import { type DraftLookup, type RecordDraft, usageOf } from '../../ledger/index.js';
+import {
+  capturingContent,
+  inOpenRemoteSpan,
+  inputContent,
+  outputContent,
+  type SpanAttributes,
+  tracingOn,
+} from '../../platform/tracing/index.js';
 import type { GatewayContext, GatewayState } from '../state.js';
 
 /** GenAI operation names of the inference endpoints (OpenTelemetry semantic conventions). */

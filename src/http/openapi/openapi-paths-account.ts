@@ -1,4 +1,4 @@
-import { QUOTE_ENDPOINTS } from '../../quote/endpoint-worst-case.js';
+import { QUOTE_ENDPOINTS } from '../../quote/index.js';
 import { recordListSchema, usageSchema } from '../routes/requests/request-schemas.js';
 import { add, envelope, object, page, queryOf, ref, type Paths } from './openapi-builders.js';
 import { keyItemPaths, keyListPaths, type Audience } from './openapi-paths-keys.js';

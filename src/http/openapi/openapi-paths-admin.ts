@@ -1,5 +1,5 @@
-import { modelInputSchema } from '../../catalog/model-schema.js';
-import { sharedLimitsSchema } from '../../accounts/keys/limits-schema.js';
+import { modelInputSchema } from '../../catalog/index.js';
+import { sharedLimitsSchema } from '../../accounts/index.js';
 import { accountListQuerySchema, createAccountSchema, creditSchema, ledgerQuerySchema } from '../routes/admin/admin-schemas.js';
 import { adminRecordListSchema, adminUsageSchema, recordsCsvSchema } from '../routes/requests/request-schemas.js';
 import { add, envelope, fromZod, page, queryOf, ref, type Paths } from './openapi-builders.js';

@@ -1,4 +1,4 @@
-import { createKeySchema, patchKeySchema } from '../../accounts/keys/key-input-schema.js';
+import { createKeySchema, patchKeySchema } from '../../accounts/index.js';
 import { add, envelope, fromZod, ref, type Paths } from './openapi-builders.js';
 
 /** Who may call a family of routes, and under which tag it is listed. */

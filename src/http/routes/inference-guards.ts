@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
-import type { IdempotencyStore } from '../../platform/idempotency/idempotency-store.js';
-import type { KeyAuthenticator } from '../../accounts/keys/key-auth.js';
-import type { CeilingRegistry } from '../../quote/cost-ceiling.js';
+import type { IdempotencyStore } from '../../platform/idempotency/index.js';
+import type { KeyAuthenticator } from '../../accounts/index.js';
+import type { CeilingRegistry } from '../../quote/index.js';
 import { authenticate } from '../middleware/authenticate.js';
 import { costCeiling } from '../middleware/cost-ceiling.js';
 import { idempotency } from '../middleware/idempotency.js';

@@ -1,4 +1,4 @@
-import type { ClientChannel, EventSink } from '../../chat/wire/client-channel.js';
+import type { ClientChannel, EventSink } from '../../chat/index.js';
 import { ResponseDeparture } from '../edge/abort-on-close.js';
 import type { GatewayContext } from '../state.js';
 import { commitStream, namedFrame, sseFrame, SSE_DONE, SseWriter } from './sse-writer.js';

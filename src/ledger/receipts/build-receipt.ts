@@ -1,6 +1,5 @@
-import { formatUsd } from '../../billing/money.js';
-import type { TokenSource } from '../../billing/token-source.js';
-import type { CatalogModel } from '../../catalog/model-types.js';
+import { formatUsd, type TokenSource } from '../../billing/index.js';
+import type { CatalogModel } from '../../catalog/index.js';
 import type { ChargeOutcome } from '../ledger-writer.js';
 import type { Receipt } from './receipt-types.js';
 

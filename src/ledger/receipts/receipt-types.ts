@@ -1,5 +1,4 @@
-import type { CostLineWire } from '../../billing/pricing.js';
-import type { TokenSource } from '../../billing/token-source.js';
+import type { CostLineWire, TokenSource } from '../../billing/index.js';
 
 /** What a charged request's receipt states (version 1). Amounts are USD decimal strings. */
 export interface Receipt {

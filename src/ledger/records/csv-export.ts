@@ -1,7 +1,7 @@
 import { Readable, pipeline } from 'node:stream';
 import { stringify } from 'csv-stringify';
-import { NEWEST_FIRST } from '../../platform/db/keyset-page.js';
-import { formatUsd } from '../../billing/money.js';
+import { NEWEST_FIRST } from '../../platform/db/index.js';
+import { formatUsd } from '../../billing/index.js';
 import type { LedgerDoc } from '../ledger-types.js';
 import { recordFilter } from './record-query.js';
 import { createdWithin, type RecordFilters, type TimeRange } from './record-filters.js';

@@ -1,4 +1,4 @@
-import { toUsdNumber } from '../../billing/money.js';
+import { toUsdNumber } from '../../billing/index.js';
 import { createdWithin, type TimeRange } from './record-filters.js';
 import type { UsageRow } from './usage-query.js';
 import type { RecordCollections } from './record-collection.js';

@@ -1,7 +1,6 @@
 import type { ChargeOutcome } from '../ledger-writer.js';
-import type { BilledUnits, CostLineWire } from '../../billing/pricing.js';
+import type { BilledUnits, CostLineWire, TokenSource } from '../../billing/index.js';
 import type { AttemptRecord, RecordUsage } from './request-record-types.js';
-import type { TokenSource } from '../../billing/token-source.js';
 import type { EndUserNaming } from './end-user-source.js';
 
 /** Sum of the defined counts among `keys`, or undefined when none is defined. */

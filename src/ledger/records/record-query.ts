@@ -1,5 +1,5 @@
 import type { Collection, Filter } from 'mongodb';
-import { keysetPage } from '../../platform/db/keyset-page.js';
+import { keysetPage } from '../../platform/db/index.js';
 import { createdWithin, type RecordFilters } from './record-filters.js';
 import type { RequestRecordDoc } from './request-record-types.js';
 

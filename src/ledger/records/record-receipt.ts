@@ -1,8 +1,8 @@
-import type { CatalogModel } from '../../catalog/model-types.js';
+import type { CatalogModel } from '../../catalog/index.js';
 import type { ChargeOutcome } from '../ledger-writer.js';
 import { buildReceipt } from '../receipts/build-receipt.js';
 import type { SignedReceipt } from '../receipts/receipt-types.js';
-import type { TokenSource } from '../../billing/token-source.js';
+import type { TokenSource } from '../../billing/index.js';
 import type { RecordReceiptFacts, RequestRecordDoc } from './request-record-types.js';
 
 /** What the recorder knows of a charged request when it writes the record. */

@@ -1,4 +1,4 @@
-import { toUsdNumber } from '../../billing/money.js';
+import { toUsdNumber } from '../../billing/index.js';
 import type { RequestRecordDoc } from './request-record-types.js';
 
 /** A request record as the API shows it (USD numbers, ISO dates). */

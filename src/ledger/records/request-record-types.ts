@@ -1,6 +1,5 @@
 import type { SignedReceipt } from '../receipts/receipt-types.js';
-import type { CostLineWire } from '../../billing/pricing.js';
-import type { TokenSource } from '../../billing/token-source.js';
+import type { CostLineWire, TokenSource } from '../../billing/index.js';
 
 /** Units a request consumed, as the record view shows them (only the ones that apply). */
 export interface RecordUsage {

@@ -1,7 +1,7 @@
-import type { Clock } from '../../billing/periods.js';
-import type { CatalogCache } from '../../catalog/catalog-cache.js';
-import { ERROR_TABLE } from '../../platform/errors/error-table.js';
-import type { KeyDoc } from '../../accounts/keys/key-types.js';
+import type { Clock } from '../../billing/index.js';
+import type { CatalogCache } from '../../catalog/index.js';
+import { ERROR_TABLE } from '../../platform/errors/index.js';
+import type { KeyDoc } from '../../accounts/index.js';
 import { RecordDraft, usageOf } from './record-draft.js';
 import { receiptFacts } from './record-receipt.js';
 import type { RecordWriter } from './record-writer.js';

@@ -1,4 +1,4 @@
-import { toUsdNumber } from '../../billing/money.js';
+import { toUsdNumber } from '../../billing/index.js';
 import { createdWithin, type TimeRange } from './record-filters.js';
 import type { LedgerCollections } from '../ledger-collection.js';
 

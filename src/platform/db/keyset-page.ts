@@ -1,5 +1,5 @@
 import type { Collection, Filter } from 'mongodb';
-import { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../errors/index.js';
 
 /** A document listed newest first: its creation time, ties broken by its string id. */
 export interface Dated {

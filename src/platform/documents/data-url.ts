@@ -1,4 +1,4 @@
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../errors/index.js';
 
 /** What a caller accepts from a data URL. */
 export interface DataUrlOptions {

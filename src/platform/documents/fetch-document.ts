@@ -1,8 +1,14 @@
 import type { Dispatcher } from 'undici';
-import { GatewayError, isGatewayError } from '../../platform/errors/gateway-error.js';
-import { createAddressPolicy, type AddressPolicy } from '../../platform/security/address-policy.js';
-import { createPinnedAgent, type GuardedTlsOptions } from '../../platform/security/pinned-agent.js';
-import { guardUrl, systemResolver, type HostResolver } from '../../platform/security/ssrf-guard.js';
+import { GatewayError, isGatewayError } from '../errors/index.js';
+import {
+  type AddressPolicy,
+  createAddressPolicy,
+  createPinnedAgent,
+  type GuardedTlsOptions,
+  guardUrl,
+  type HostResolver,
+  systemResolver,
+} from '../security/index.js';
 
 /** How to fetch a client-supplied document URL. */
 export interface FetchDocumentOptions {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from '../redis/redis.js';
+import type { Redis } from '../redis/index.js';
 import { DEFAULT_LIMITS, type Claim, type Entry, type IdempotencyLimits, type StoredResponse } from './idempotency-types.js';
 import type { ResponseBlobs } from './response-blobs.js';
 

@@ -1,5 +1,5 @@
 import { Gauge, Histogram, type Registry } from 'prom-client';
-import type { LedgerBatch, LedgerWriterObserver } from '../../ledger/ledger-observer.js';
+import type { LedgerBatch, LedgerWriterObserver } from '../../ledger/index.js';
 
 /**
  * Ledger metrics: commit latency and size of each group-commit batch, and the charges waiting

@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { LogOutputStats } from '../log/bounded-output.js';
+import type { LogOutputStats } from '../log/index.js';
 
 /**
  * Exports what the process's log output dropped while its reader was slow

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { toUsdNumber } from '../../billing/money.js';
+import { toUsdNumber } from '../../billing/index.js';
 import { EventLoopDelayMetrics } from './event-loop-delay.js';
-import { logOutputStats } from '../log/logger.js';
+import { logOutputStats } from '../log/index.js';
 import { LedgerMetrics } from './ledger-metrics.js';
 import { registerLogMetrics } from './log-metrics.js';
 import { RequestMetrics } from './request-metrics.js';

@@ -1,6 +1,5 @@
 import { Gauge, Histogram, type Registry } from 'prom-client';
-import type { QueueObserver } from '../../queue/job-awaiter.js';
-import type { JobTiming } from '../../queue/job-reply.js';
+import type { JobTiming, QueueObserver } from '../../queue/index.js';
 
 /** A queue whose job counts can be read (BullMQ's `Queue.getJobCounts`). */
 export interface CountedQueue {

@@ -1,6 +1,5 @@
-import { ConfigError, loadConfig, type Config } from '../config/config.js';
-import { createLogger, processLogOutput, type Logger } from '../log/logger.js';
-import { quietStdStreams, safeWriter } from '../log/safe-output.js';
+import { type Config, ConfigError, loadConfig } from '../config/index.js';
+import { createLogger, type Logger, processLogOutput, quietStdStreams, safeWriter } from '../log/index.js';
 
 /**
  * Reads the environment once for an entry point. Invalid configuration prints every

@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises';
-import { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../errors/index.js';
 import type { AddressPolicy } from './address-policy.js';
 import { parseIpLiteral, type IpAddress } from './ip-address.js';
 

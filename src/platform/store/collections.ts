@@ -1,12 +1,24 @@
 import type { Db } from 'mongodb';
-import { accountCollections, ensureAccountIndexes, type AccountCollections } from '../../accounts/account-collection.js';
-import { ensureIdempotencyIndexes, idempotencyCollections, type IdempotencyCollections } from '../idempotency/idempotency-collection.js';
-import { modelCollections, type ModelCollections } from '../../catalog/model-collection.js';
-import { ensureKeyIndexes, keyCollections, type KeyCollections } from '../../accounts/keys/key-collections.js';
-import { ensureLedgerIndexes, ledgerCollections, type LedgerCollections } from '../../ledger/ledger-collection.js';
-import { recordCollections, type RecordCollections } from '../../ledger/records/record-collection.js';
-import { DEFAULT_RECORD_RETENTION_DAYS, ensureRecordIndexes } from '../../ledger/records/record-indexes.js';
-import { ensureWebhookIndexes, webhookCollections, type WebhookCollections } from '../../webhooks/webhook-collections.js';
+import {
+  accountCollections,
+  type AccountCollections,
+  ensureAccountIndexes,
+  ensureKeyIndexes,
+  keyCollections,
+  type KeyCollections,
+} from '../../accounts/index.js';
+import { ensureIdempotencyIndexes, idempotencyCollections, type IdempotencyCollections } from '../idempotency/index.js';
+import { modelCollections, type ModelCollections } from '../../catalog/index.js';
+import {
+  DEFAULT_RECORD_RETENTION_DAYS,
+  ensureLedgerIndexes,
+  ensureRecordIndexes,
+  ledgerCollections,
+  type LedgerCollections,
+  recordCollections,
+  type RecordCollections,
+} from '../../ledger/index.js';
+import { ensureWebhookIndexes, webhookCollections, type WebhookCollections } from '../../webhooks/index.js';
 
 /**
  * Typed handles on every collection, each domain's own put together. A module takes only the

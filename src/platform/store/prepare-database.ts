@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Db } from 'mongodb';
 import { z } from 'zod';
-import { CatalogRepository } from '../../catalog/catalog-repository.js';
-import { seedModelSchema } from '../../catalog/model-schema.js';
+import { CatalogRepository, seedModelSchema } from '../../catalog/index.js';
 import { collections, ensureIndexes, type IndexOptions } from './collections.js';
 
 /**

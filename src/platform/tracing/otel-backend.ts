@@ -4,7 +4,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import type { TracingSettings } from '../config/config.js';
+import type { TracingSettings } from '../config/index.js';
 import type { SpanAttributes, SpanHandle, SpanRole, TracingBackend } from './tracing.js';
 
 const KINDS: Record<SpanRole, SpanKind> = {

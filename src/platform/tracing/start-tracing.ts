@@ -1,4 +1,4 @@
-import type { TracingSettings } from '../config/config.js';
+import type { TracingSettings } from '../config/index.js';
 import { installTracing } from './tracing.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../errors/index.js';
 
 /**
  * Validates input against a schema; the first problem becomes a 400 `invalid_request`

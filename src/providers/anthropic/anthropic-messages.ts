@@ -1,4 +1,4 @@
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 import type { ChatMessage, ContentPart } from '../chat/chat-types.js';
 import type { JsonRecord } from '../http/narrow.js';
 

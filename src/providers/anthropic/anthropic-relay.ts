@@ -1,4 +1,4 @@
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 import { isRecord, numberAt, recordAt, stringAt, type JsonRecord } from '../http/narrow.js';
 import type { UpstreamClient } from '../http/upstream-client.js';
 import type { InputTokensCapability, RelayCapability, RelayCall, RelayedEvent, RelayedMessage } from '../relay/relay-types.js';

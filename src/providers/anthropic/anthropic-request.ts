@@ -1,4 +1,4 @@
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 import type { ChatRequestBody, ChatTool, ReasoningOptions } from '../chat/chat-types.js';
 import { readReasoning } from '../chat/reasoning-options.js';
 import { isRecord, recordAt, stringAt, type JsonRecord } from '../http/narrow.js';

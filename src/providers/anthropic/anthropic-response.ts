@@ -1,5 +1,5 @@
-import { GatewayError } from '../../platform/errors/gateway-error.js';
-import { countTokens } from '../../billing/tokenizer.js';
+import { GatewayError } from '../../platform/errors/index.js';
+import { countTokens } from '../../billing/index.js';
 import type { ChatResult, TokenUsage, ToolCall } from '../chat/chat-types.js';
 import { arrayAt, isRecord, numberAt, recordAt, stringAt, type JsonRecord } from '../http/narrow.js';
 

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 import type { ChatDelta, ChatStreamEvent } from '../chat/chat-types.js';
 import { sanitizeUpstreamMessage } from '../http/upstream-errors.js';
 import { isRecord, numberAt, recordAt, stringAt, type JsonRecord } from '../http/narrow.js';

@@ -1,4 +1,4 @@
-import { GatewayError, type GatewayError as GatewayErrorType } from '../../platform/errors/gateway-error.js';
+import { GatewayError, type GatewayError as GatewayErrorType } from '../../platform/errors/index.js';
 import { currentKeyTrail } from './key-trail.js';
 import type { UpstreamClient, UpstreamRequestOptions } from './upstream-client.js';
 

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { GatewayError } from '../../platform/errors/gateway-error.js';
+import type { GatewayError } from '../../platform/errors/index.js';
 
 /** One key a request was sent with: the variable that names it, and the refusal if it was refused. */
 export interface KeyTry {

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 import type { ProviderConfig } from '../provider.js';
 
 /** Base URL and key of a remote provider; a provider missing either cannot serve requests. */

@@ -1,4 +1,4 @@
-import { GatewayError, isGatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError, isGatewayError } from '../../platform/errors/index.js';
 
 /** Why a request was cut short by the gateway itself rather than by the network. */
 export interface AbortContext {

@@ -1,6 +1,6 @@
-import { withTraceHeaders } from '../../platform/tracing/tracing.js';
+import { withTraceHeaders } from '../../platform/tracing/index.js';
 import { Agent, type Dispatcher } from 'undici';
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 import { toTransportError, type AbortContext } from './transport-errors.js';
 import { upstreamStatusError } from './upstream-errors.js';
 

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 
 /** Longest upstream message passed on to clients; vendor bodies can be huge HTML pages. */
 const MAX_MESSAGE_LENGTH = 500;

@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GatewayError, isGatewayError } from '../../platform/errors/gateway-error.js';
-import { countTokens, truncateToTokens } from '../../billing/tokenizer.js';
-import { countMessageTokensAsync } from '../../billing/token-count-async.js';
+import { GatewayError, isGatewayError } from '../../platform/errors/index.js';
+import { countMessageTokensAsync, countTokens, truncateToTokens } from '../../billing/index.js';
 import type { ChatCall, ChatCapability, ChatChoice, ChatDelta, ChatResult, ChatStreamEvent, TokenUsage } from '../chat/chat-types.js';
 import { readReasoning } from '../chat/reasoning-options.js';
 import { planLocalReply, type LocalReply } from './local-chat-reply.js';

@@ -1,5 +1,5 @@
 import { decode } from 'gpt-tokenizer/encoding/o200k_base';
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 import type { EmbeddingsCall, EmbeddingsCapability, EmbeddingsResult } from '../embeddings/embeddings-types.js';
 import { inputList } from '../embeddings/embeddings-types.js';
 import { throwIfCancelled } from './local-image-cancel.js';

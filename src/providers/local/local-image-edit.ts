@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 import type { ImageFile } from '../images/image-types.js';
 import type { ImageSize } from './local-image-size.js';
 import { renderCaptionOverlay, renderPromptImage } from './render-prompt-image.js';

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 
 /** An image ready for OCR, with the geometry reported back to clients. */
 export interface NormalisedImage {

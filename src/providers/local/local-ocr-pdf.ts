@@ -1,5 +1,5 @@
 import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 import type { OcrPage } from '../ocr/ocr-types.js';
 import { throwIfCancelled } from './local-image-cancel.js';
 import { ocrTextToMarkdown, runsToMarkdown, type TextRun } from './local-ocr-markdown.js';

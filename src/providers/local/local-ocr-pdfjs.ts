@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { GatewayError } from '../../platform/errors/gateway-error.js';
-import { loadPdfjs } from '../../platform/util/load-pdfjs.js';
+import { GatewayError } from '../../platform/errors/index.js';
+import { loadPdfjs } from '../../platform/util/index.js';
 
 /** Largest decoded image inside a PDF, in pixels; bigger ones are skipped by pdfjs. */
 const MAX_EMBEDDED_IMAGE_PIXELS = 40_000_000;

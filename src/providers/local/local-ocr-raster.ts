@@ -1,6 +1,6 @@
 import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import sharp from 'sharp';
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 
 /** Resolution pages are rasterized at for OCR, unless that would exceed the side bound. */
 export const OCR_RASTER_DPI = 200;

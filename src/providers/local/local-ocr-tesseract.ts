@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWorker, OEM, type Worker } from 'tesseract.js';
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 
 /** Where the English language data lives; defaults to the @tesseract.js-data/eng package. */
 export interface TesseractOptions {

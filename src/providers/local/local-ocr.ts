@@ -1,4 +1,4 @@
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 import type { OcrCall, OcrCapability, OcrPage, OcrResult } from '../ocr/ocr-types.js';
 import { throwIfCancelled } from './local-image-cancel.js';
 import { normaliseOcrImage } from './local-ocr-image.js';

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 import { arrayAt, numberAt, recordAt, stringAt } from '../http/narrow.js';
 import type { OcrPage, OcrResult } from '../ocr/ocr-types.js';
 

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 import type { EmbeddingsResult } from '../embeddings/embeddings-types.js';
 import { rawVectors } from '../embeddings/raw-vectors.js';
 import { arrayAt, isRecord, numberAt, recordAt } from '../http/narrow.js';

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 import type { EmbeddingsCall, EmbeddingsCapability, EmbeddingsResult } from '../embeddings/embeddings-types.js';
 import { inputList } from '../embeddings/embeddings-types.js';
 import type { UpstreamClient } from '../http/upstream-client.js';

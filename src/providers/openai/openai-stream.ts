@@ -1,4 +1,4 @@
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 import type { ChatDelta, ChatMessage, ChatStreamEvent, TokenUsage } from '../chat/chat-types.js';
 import { sanitizeUpstreamMessage } from '../http/upstream-errors.js';
 import { arrayAt, isRecord, numberAt, recordAt, stringAt, type JsonRecord } from '../http/narrow.js';

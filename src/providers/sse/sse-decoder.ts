@@ -1,5 +1,5 @@
 import { createParser, type ParseError } from 'eventsource-parser';
-import { GatewayError } from '../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../platform/errors/index.js';
 import { sanitizeUpstreamMessage } from '../http/upstream-errors.js';
 
 /** One server-sent event. */

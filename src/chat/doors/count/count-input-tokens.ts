@@ -1,7 +1,7 @@
 import { chatWorstCase } from '../../admit/chat-worst-case.js';
 import type { ChatServiceDeps } from '../../chat-service-deps.js';
-import type { KeyDoc } from '../../../accounts/keys/key-types.js';
-import { isRecord, type JsonRecord } from '../../../providers/http/narrow.js';
+import type { KeyDoc } from '../../../accounts/index.js';
+import { isRecord, type JsonRecord } from '../../../providers/index.js';
 import { doorFront, type DoorHeaders } from '../door-table.js';
 
 /** The doors that count input tokens: Anthropic's `count_tokens`, OpenAI's `input_tokens`. */

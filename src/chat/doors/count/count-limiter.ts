@@ -1,6 +1,6 @@
-import type { Clock } from '../../../billing/periods.js';
-import { GatewayError } from '../../../platform/errors/gateway-error.js';
-import type { Redis } from '../../../platform/redis/redis.js';
+import type { Clock } from '../../../billing/index.js';
+import { GatewayError } from '../../../platform/errors/index.js';
+import type { Redis } from '../../../platform/redis/index.js';
 
 const WINDOW_MS = 60_000;
 

@@ -1,5 +1,5 @@
 import type { FrontHoldInputs, WebSearchTool } from '../../admit/chat-admit.js';
-import { isRecord } from '../../../providers/http/narrow.js';
+import { isRecord } from '../../../providers/index.js';
 import type { MessagesRequest } from './messages-schema.js';
 import { isCustomTool } from './messages-to-chat.js';
 

@@ -1,5 +1,5 @@
 import type { UsageWire } from '../../wire/chat-wire.js';
-import { isRecord } from '../../../providers/http/narrow.js';
+import { isRecord } from '../../../providers/index.js';
 
 /** Anthropic usage plus the exact charged `cost` in USD and its lines. */
 export interface MessagesUsage {

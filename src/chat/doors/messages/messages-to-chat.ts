@@ -1,4 +1,4 @@
-import type { ChatMessage, ContentPart, ToolCall } from '../../../providers/chat/chat-types.js';
+import type { ChatMessage, ContentPart, ToolCall } from '../../../providers/index.js';
 import { MAX_STOP_SEQUENCES } from '../../wire/chat-schema.js';
 import { TRANSLATED_BLOCK_TYPES, type AnyContentBlock, type ContentBlock, type MessagesMessage, type MessagesRequest } from './messages-schema.js';
 

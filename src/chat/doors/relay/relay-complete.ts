@@ -4,9 +4,7 @@ import type { ChatServiceDeps } from '../../chat-service-deps.js';
 import { ChatSettlement } from '../../settle/chat-settlement.js';
 import type { ProducedText } from '../../wire/produced-text.js';
 import { timedUpstreamCall } from '../../routes/upstream-call.js';
-import type { TokenUsage } from '../../../providers/chat/chat-types.js';
-import type { JsonRecord } from '../../../providers/http/narrow.js';
-import type { RelayCall, RelayCapability } from '../../../providers/relay/relay-types.js';
+import type { JsonRecord, RelayCall, RelayCapability, TokenUsage } from '../../../providers/index.js';
 import { usageWithCost, type RelayWire } from './relay-wire.js';
 
 /** A request admitted through the chat service, to be relayed as is to a provider that speaks its API. */

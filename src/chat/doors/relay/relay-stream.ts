@@ -2,11 +2,8 @@ import type { ChatServiceDeps } from '../../chat-service-deps.js';
 import { ChatSettlement } from '../../settle/chat-settlement.js';
 import type { EventSink } from '../../wire/client-channel.js';
 import { openUpstreamStream } from '../../routes/upstream-call.js';
-import { classifyError } from '../../../platform/errors/classify-error.js';
-import { GatewayError, toGatewayError } from '../../../platform/errors/gateway-error.js';
-import type { JsonRecord } from '../../../providers/http/narrow.js';
-import type { RelayedEvent } from '../../../providers/relay/relay-types.js';
-import type { TokenUsage } from '../../../providers/chat/chat-types.js';
+import { classifyError, GatewayError, toGatewayError } from '../../../platform/errors/index.js';
+import type { JsonRecord, RelayedEvent, TokenUsage } from '../../../providers/index.js';
 import { ProducedText } from '../../wire/produced-text.js';
 import { relayCall, withReasoning, type RelayedRequest } from './relay-complete.js';
 

@@ -1,8 +1,8 @@
 import type { BilledUsage } from '../../wire/chat-wire.js';
 import { usageWire } from '../../wire/chat-wire.js';
-import type { GatewayError } from '../../../platform/errors/gateway-error.js';
+import type { GatewayError } from '../../../platform/errors/index.js';
 import type { ProducedText } from '../../wire/produced-text.js';
-import type { JsonRecord } from '../../../providers/http/narrow.js';
+import type { JsonRecord } from '../../../providers/index.js';
 
 /**
  * What one relayed vendor API (Anthropic's Messages, OpenAI's Responses) looks like on the

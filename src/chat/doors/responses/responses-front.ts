@@ -1,8 +1,8 @@
 import type { AdmittedChat } from '../../admit/chat-admit.js';
 import type { ChatFront, FrontPlan } from '../../chat-front.js';
 import type { ChatServiceDeps } from '../../chat-service-deps.js';
-import { GatewayError } from '../../../platform/errors/gateway-error.js';
-import type { JsonRecord } from '../../../providers/http/narrow.js';
+import { GatewayError } from '../../../platform/errors/index.js';
+import type { JsonRecord } from '../../../providers/index.js';
 import { omittedToolsHeader } from '../omitted-tools.js';
 import { relayPlan } from '../relay/relay-plan.js';
 import { translatingSink } from '../stream-translator.js';

@@ -1,6 +1,6 @@
 import type { UsageWire } from '../../wire/chat-wire.js';
-import type { ErrorBody } from '../../../platform/errors/serialize.js';
-import { isRecord } from '../../../providers/http/narrow.js';
+import type { ErrorBody } from '../../../platform/errors/index.js';
+import { isRecord } from '../../../providers/index.js';
 import type { ResponsesRequest } from './responses-schema.js';
 import type { CallName } from './responses-tools.js';
 

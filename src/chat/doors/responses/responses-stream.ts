@@ -1,4 +1,4 @@
-import type { ErrorBody } from '../../../platform/errors/serialize.js';
+import type { ErrorBody } from '../../../platform/errors/index.js';
 import type { ChunkPart } from '../chat-chunk-reader.js';
 import type { NamedEvent, StreamTranslator } from '../stream-translator.js';
 import {

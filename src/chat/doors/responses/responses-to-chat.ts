@@ -1,5 +1,5 @@
-import { GatewayError } from '../../../platform/errors/gateway-error.js';
-import type { ChatMessage, ContentPart, ToolCall } from '../../../providers/chat/chat-types.js';
+import { GatewayError } from '../../../platform/errors/index.js';
+import type { ChatMessage, ContentPart, ToolCall } from '../../../providers/index.js';
 import { asKnownItem, type ContentPartIn, type InputItem, type MessageItem, type ResponsesRequest } from './responses-schema.js';
 import { chatName, translateTools, type TranslatedTools } from './responses-tools.js';
 

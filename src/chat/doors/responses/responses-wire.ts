@@ -1,6 +1,6 @@
 import { ProducedText } from '../../wire/produced-text.js';
-import { serializeError } from '../../../platform/errors/serialize.js';
-import { isRecord, type JsonRecord } from '../../../providers/http/narrow.js';
+import { serializeError } from '../../../platform/errors/index.js';
+import { isRecord, type JsonRecord } from '../../../providers/index.js';
 import { usageWithCost, type RelayWire } from '../relay/relay-wire.js';
 
 /** Events that close a response. */

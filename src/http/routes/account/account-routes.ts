@@ -1,14 +1,10 @@
 import { Router } from '@koa/router';
-import { toUsdNumber } from '../../../billing/money.js';
+import { toUsdNumber } from '../../../billing/index.js';
 import { authenticate } from '../../middleware/authenticate.js';
-import type { KeyDoc } from '../../../accounts/keys/key-types.js';
+import type { AccountService, KeyAuthenticator, KeyDoc, KeyLiveUsage, KeyReads } from '../../../accounts/index.js';
 import { requireKey, type GatewayState } from '../../state.js';
-import type { KeyLiveUsage } from '../../../accounts/keys/key-info.js';
-import type { KeyReads } from '../../../accounts/keys/key-reads.js';
-import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
-import type { AccountService } from '../../../accounts/account-service.js';
-import { END_USER_HEADER } from '../../../ledger/records/end-user-source.js';
-import { endUserInvalid, MAX_END_USER_LENGTH } from '../../../admission/end-user.js';
+import { END_USER_HEADER } from '../../../ledger/index.js';
+import { endUserInvalid, MAX_END_USER_LENGTH } from '../../../admission/index.js';
 
 /** What the account routes of a key use. */
 export interface AccountRouteDeps {

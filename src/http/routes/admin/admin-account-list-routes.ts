@@ -1,11 +1,8 @@
 import { Router } from '@koa/router';
-import { toAccountView } from '../../../accounts/account-view.js';
-import { toKeyView } from '../../../accounts/keys/key-view.js';
+import { type AccountService, type KeyService, toAccountView, toKeyView } from '../../../accounts/index.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
-import { validate } from '../../../platform/validation/validate.js';
+import { validate } from '../../../platform/validation/index.js';
 import { accountListQuerySchema } from './admin-schemas.js';
-import type { AccountService } from '../../../accounts/account-service.js';
-import type { KeyService } from '../../../accounts/keys/key-service.js';
 
 /** What the operator's account listing uses. */
 export interface AdminAccountListDeps {

@@ -1,18 +1,19 @@
 import { Router } from '@koa/router';
-import { toAccountDetailView, toAccountView } from '../../../accounts/account-view.js';
-import { parseUsdAmount } from '../../../billing/money.js';
-import { createKeySchema } from '../../../accounts/keys/key-input-schema.js';
-import { sharedLimitsSchema } from '../../../accounts/keys/limits-schema.js';
-import { toSharedLimits } from '../../../accounts/keys/shared-limits.js';
-import { toKeyView } from '../../../accounts/keys/key-view.js';
-import type { LedgerReads } from '../../../ledger/ledger-reads.js';
-import { toLedgerView } from '../../../ledger/ledger-view.js';
+import {
+  type AccountService,
+  createKeySchema,
+  type KeyService,
+  sharedLimitsSchema,
+  toAccountDetailView,
+  toAccountView,
+  toKeyView,
+  toSharedLimits,
+} from '../../../accounts/index.js';
+import { parseUsdAmount } from '../../../billing/index.js';
+import { type LedgerCredits, type LedgerReads, toLedgerView } from '../../../ledger/index.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
-import { validate } from '../../../platform/validation/validate.js';
+import { validate } from '../../../platform/validation/index.js';
 import { createAccountSchema, creditSchema, ledgerQuerySchema } from './admin-schemas.js';
-import type { AccountService } from '../../../accounts/account-service.js';
-import type { LedgerCredits } from '../../../ledger/ledger-credits.js';
-import type { KeyService } from '../../../accounts/keys/key-service.js';
 
 /** What the account routes of the operator API use. */
 export interface AdminAccountDeps {

@@ -1,17 +1,21 @@
 import { Router } from '@koa/router';
-import { toCatalogModel } from '../../../catalog/catalog-cache.js';
-import { modelInputSchema } from '../../../catalog/model-schema.js';
-import type { CatalogModel } from '../../../catalog/model-types.js';
+import {
+  type CatalogCache,
+  type CatalogModel,
+  type CatalogRepository,
+  isServable,
+  modelInputSchema,
+  modelRoutes,
+  type ProviderAvailability,
+  toCatalogModel,
+  toPublicModel,
+} from '../../../catalog/index.js';
 import type { RouteHealth } from '../../../routing/index.js';
-import { toPublicModel } from '../../../catalog/model-view.js';
-import { isServable, modelRoutes, type ProviderAvailability } from '../../../catalog/servable.js';
-import { GatewayError } from '../../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../../platform/errors/index.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
-import { validate } from '../../../platform/validation/validate.js';
-import type { CatalogRepository } from '../../../catalog/catalog-repository.js';
-import type { CatalogCache } from '../../../catalog/catalog-cache.js';
-import type { InvalidationBus } from '../../../platform/redis/invalidation-bus.js';
-import type { ProviderRegistry } from '../../../providers/registry.js';
+import { validate } from '../../../platform/validation/index.js';
+import type { InvalidationBus } from '../../../platform/redis/index.js';
+import type { ProviderRegistry } from '../../../providers/index.js';
 
 /** What the operator's catalog routes use. */
 export interface AdminModelDeps {

@@ -1,12 +1,10 @@
 import { Router } from '@koa/router';
-import type { LedgerReads } from '../../../ledger/ledger-reads.js';
-import type { RecordReads } from '../../../ledger/records/record-reads.js';
-import { toRecordView } from '../../../ledger/records/record-view.js';
+import { type LedgerReads, type RecordReads, toRecordView } from '../../../ledger/index.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
-import { validate } from '../../../platform/validation/validate.js';
+import { validate } from '../../../platform/validation/index.js';
 import { adminRecordListSchema, adminUsageSchema, isRequestId, ledgerCsvSchema, recordsCsvSchema, usageRange } from '../requests/request-schemas.js';
 import { RECORD_NOT_FOUND, requestIdParam } from '../requests/requests-routes.js';
-import type { Clock } from '../../../billing/periods.js';
+import type { Clock } from '../../../billing/index.js';
 import type { Logger } from 'pino';
 
 /** What the operator's request-record and usage routes use. */

@@ -5,8 +5,7 @@ import { Router } from '@koa/router';
 import type { Middleware } from 'koa';
 import { adminAuth } from '../../middleware/admin-auth.js';
 import type { GatewayState } from '../../state.js';
-import type { JobQueue } from '../../../queue/job-queue.js';
-import { QUEUE_NAMES } from '../../../queue/queue-names.js';
+import { type JobQueue, QUEUE_NAMES } from '../../../queue/index.js';
 
 /** Where the queue dashboard is mounted. */
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';

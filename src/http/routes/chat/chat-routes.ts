@@ -1,8 +1,5 @@
 import { Router } from '@koa/router';
-import type { ChatFront } from '../../../chat/chat-front.js';
-import type { ChatServiceDeps } from '../../../chat/chat-service-deps.js';
-import { runChatFront } from '../../../chat/front-runner.js';
-import { doorFront } from '../../../chat/doors/door-table.js';
+import { type ChatFront, type ChatServiceDeps, doorFront, runChatFront } from '../../../chat/index.js';
 import { clientChannel } from '../../sse/client-channel.js';
 import { inferenceGuards, type InferenceGuardDeps } from '../inference-guards.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';

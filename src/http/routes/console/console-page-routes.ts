@@ -1,7 +1,6 @@
 import { Router } from '@koa/router';
 import type { GatewayState } from '../../state.js';
-import { loadConsoleAssets } from '../../../console/console-assets.js';
-import { CONSOLE_HEADERS } from '../../../console/console-headers.js';
+import { CONSOLE_HEADERS, loadConsoleAssets } from '../../../console/index.js';
 
 /** `GET /console` and its assets, with the console's Content-Security-Policy. */
 export function consolePageRoutes(): Router<GatewayState> {

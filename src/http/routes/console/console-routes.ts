@@ -4,10 +4,10 @@ import type { GatewayState } from '../../state.js';
 import { consolePageRoutes } from './console-page-routes.js';
 import { consoleSessions } from './session-resolver.js';
 import { sessionRoutes } from './session-routes.js';
-import { SessionStore } from '../../../console/session-store.js';
-import type { Redis } from '../../../platform/redis/redis.js';
-import type { Config } from '../../../platform/config/config.js';
-import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
+import { SessionStore } from '../../../console/index.js';
+import type { Redis } from '../../../platform/redis/index.js';
+import type { Config } from '../../../platform/config/index.js';
+import type { KeyAuthenticator } from '../../../accounts/index.js';
 
 /** What the console routes use. */
 export interface ConsoleDeps {

@@ -1,11 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { GatewayError } from '../../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../../platform/errors/index.js';
 import type { GatewayState } from '../../state.js';
-import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
-import type { ConsoleIdentity } from '../../../console/console-identity.js';
+import type { KeyAuthenticator } from '../../../accounts/index.js';
+import { type ConsoleIdentity, operatorTokenHash, type SessionRecord, type SessionStore } from '../../../console/index.js';
 import { sessionIdOf } from './session-cookie.js';
-import { operatorTokenHash, type SessionRecord, type SessionStore } from '../../../console/session-store.js';
 
 /** What resolving a session needs. */
 export interface SessionResolverDeps {

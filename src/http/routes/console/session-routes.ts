@@ -1,17 +1,14 @@
 import { Router } from '@koa/router';
 import { z } from 'zod';
-import { GatewayError } from '../../../platform/errors/gateway-error.js';
+import { GatewayError } from '../../../platform/errors/index.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
-import { validate } from '../../../platform/validation/validate.js';
-import type { ConsoleIdentity } from '../../../console/console-identity.js';
+import { validate } from '../../../platform/validation/index.js';
+import { type ConsoleIdentity, SessionStore, SignInLimiter, signInRecord } from '../../../console/index.js';
 import { requireSameOrigin } from '../../middleware/same-origin.js';
 import { clearSessionCookie, sessionIdOf, setSessionCookie } from './session-cookie.js';
-import { SessionStore } from '../../../console/session-store.js';
-import { signInRecord } from '../../../console/sign-in.js';
-import { SignInLimiter } from '../../../console/sign-in-limiter.js';
-import type { Redis } from '../../../platform/redis/redis.js';
-import type { Config } from '../../../platform/config/config.js';
-import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
+import type { Redis } from '../../../platform/redis/index.js';
+import type { Config } from '../../../platform/config/index.js';
+import type { KeyAuthenticator } from '../../../accounts/index.js';
 
 /** What the console sign-in routes use. */
 export interface SessionRouteDeps {

@@ -1,8 +1,6 @@
 import { Router } from '@koa/router';
-import type { ChatServiceDeps } from '../../../chat/chat-service-deps.js';
-import type { CountLimiter } from '../../../chat/doors/count/count-limiter.js';
-import { countInputTokens, type InputTokenCount } from '../../../chat/doors/count/count-input-tokens.js';
-import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
+import { type ChatServiceDeps, countInputTokens, type CountLimiter, type InputTokenCount } from '../../../chat/index.js';
+import type { KeyAuthenticator } from '../../../accounts/index.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import { anthropicErrors, apiKeyHeader } from '../messages/anthropic-errors.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';

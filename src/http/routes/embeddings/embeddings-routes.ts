@@ -1,7 +1,5 @@
 import { Router } from '@koa/router';
-import { admitEmbeddings } from '../../../embeddings/embeddings-admit.js';
-import { createEmbeddings } from '../../../embeddings/embeddings-create.js';
-import type { EmbeddingsServiceDeps } from '../../../embeddings/embeddings-deps.js';
+import { admitEmbeddings, createEmbeddings, type EmbeddingsServiceDeps } from '../../../embeddings/index.js';
 import { requireKey, type GatewayState } from '../../state.js';
 import { abortOnClose } from '../../edge/abort-on-close.js';
 import { inferenceGuards, type InferenceGuardDeps } from '../inference-guards.js';

@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import type { GatewayState } from '../../state.js';
-import type { Mongo } from '../../../platform/db/mongo.js';
-import type { Redis } from '../../../platform/redis/redis.js';
+import type { Mongo } from '../../../platform/db/index.js';
+import type { Redis } from '../../../platform/redis/index.js';
 
 /** The stores the health routes ask. */
 export interface HealthDeps {

@@ -1,19 +1,17 @@
 import { createHash } from 'node:crypto';
 import { Router } from '@koa/router';
 import type { Middleware } from 'koa';
-import { editImages, generateImages } from '../../../images/image-service.js';
-import { EDIT_FILE_FIELDS, MAX_EDIT_IMAGES } from '../../../images/image-uploads.js';
-import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
-import type { QueuedServiceDeps } from '../../../queue/queued-service-deps.js';
-import type { CeilingRegistry } from '../../../quote/cost-ceiling.js';
-import { parseUsdAmount } from '../../../billing/money.js';
-import type { IdempotencyStore } from '../../../platform/idempotency/idempotency-store.js';
+import { EDIT_FILE_FIELDS, editImages, generateImages, MAX_EDIT_IMAGES, type MultipartForm } from '../../../images/index.js';
+import type { KeyAuthenticator } from '../../../accounts/index.js';
+import type { QueuedServiceDeps } from '../../../queue/index.js';
+import type { CeilingRegistry } from '../../../quote/index.js';
+import { parseUsdAmount } from '../../../billing/index.js';
+import type { IdempotencyStore } from '../../../platform/idempotency/index.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import { idempotency } from '../../middleware/idempotency.js';
 import { costCeiling } from '../../middleware/cost-ceiling.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';
 import { abortOnClose } from '../../edge/abort-on-close.js';
-import type { MultipartForm } from '../../../images/image-form.js';
 import { parseMultipart } from './parse-multipart.js';
 
 /** What the queue-backed routes need: the services' deps, key auth and the RPM middleware. */

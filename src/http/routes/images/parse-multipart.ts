@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import { Writable } from 'node:stream';
 import formidable, { multipart } from 'formidable';
-import { GatewayError, isGatewayError } from '../../../platform/errors/gateway-error.js';
+import { GatewayError, isGatewayError } from '../../../platform/errors/index.js';
 import { drainRemainder } from '../../middleware/drain-request.js';
-import type { MultipartForm, UploadedFile } from '../../../images/image-form.js';
+import type { MultipartForm, UploadedFile } from '../../../images/index.js';
 
 /** Bounds of a form. */
 export interface MultipartLimits {

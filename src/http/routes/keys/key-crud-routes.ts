@@ -1,9 +1,7 @@
 import { Router } from '@koa/router';
-import { createKeySchema, patchKeySchema } from '../../../accounts/keys/key-input-schema.js';
-import { toKeyView } from '../../../accounts/keys/key-view.js';
+import { createKeySchema, type KeyService, patchKeySchema, toKeyView } from '../../../accounts/index.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
-import { validate } from '../../../platform/validation/validate.js';
-import type { KeyService } from '../../../accounts/keys/key-service.js';
+import { validate } from '../../../platform/validation/index.js';
 
 /** What the key routes use. */
 export interface KeyCrudDeps {

@@ -1,5 +1,5 @@
 import { Router } from '@koa/router';
-import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
+import type { KeyAuthenticator } from '../../../accounts/index.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import { requireKey, type GatewayState } from '../../state.js';
 import { keyCrudRoutes, ownKeysRoutes, type KeyCrudDeps } from './key-crud-routes.js';

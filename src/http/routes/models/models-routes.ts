@@ -1,8 +1,6 @@
 import { Router } from '@koa/router';
-import type { CatalogCache } from '../../../catalog/catalog-cache.js';
-import { toPublicModel } from '../../../catalog/model-view.js';
-import { isServable, servableModels, type ProviderAvailability } from '../../../catalog/servable.js';
-import { GatewayError } from '../../../platform/errors/gateway-error.js';
+import { type CatalogCache, isServable, type ProviderAvailability, servableModels, toPublicModel } from '../../../catalog/index.js';
+import { GatewayError } from '../../../platform/errors/index.js';
 import type { GatewayContext, GatewayState } from '../../state.js';
 
 /**

@@ -1,5 +1,5 @@
 import { Router } from '@koa/router';
-import { recognizeDocument } from '../../../ocr/ocr-service.js';
+import { recognizeDocument } from '../../../ocr/index.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import { idempotency } from '../../middleware/idempotency.js';
 import { costCeiling } from '../../middleware/cost-ceiling.js';

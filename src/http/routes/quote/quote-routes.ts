@@ -1,19 +1,21 @@
 import { Router } from '@koa/router';
 import { z } from 'zod';
-import type { KeyDoc } from '../../../accounts/keys/key-types.js';
-import { endpointWorstCase, QUOTE_ENDPOINTS, type QuoteDeps } from '../../../quote/endpoint-worst-case.js';
-import { holdQuote } from '../../../quote/hold-quote.js';
-import { capCheckName, checkRooms, type Rooms } from '../../../quote/quote-checks.js';
-import type { AccountService } from '../../../accounts/account-service.js';
-import type { KeyReads } from '../../../accounts/keys/key-reads.js';
-import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
+import { type AccountService, capRooms, type KeyAuthenticator, type KeyDoc, type KeyReads } from '../../../accounts/index.js';
+import {
+  capCheckName,
+  checkRooms,
+  endpointWorstCase,
+  holdQuote,
+  QUOTE_ENDPOINTS,
+  type QuoteDeps,
+  type Rooms,
+} from '../../../quote/index.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import { ceilingFrom } from '../../middleware/cost-ceiling.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';
-import { validate } from '../../../platform/validation/validate.js';
-import { capRooms } from '../../../accounts/keys/limit-room.js';
-import { END_USER_HEADER, endUserOf } from '../../../ledger/records/end-user-source.js';
-import { endUserInvalid, MAX_END_USER_LENGTH } from '../../../admission/end-user.js';
+import { validate } from '../../../platform/validation/index.js';
+import { END_USER_HEADER, endUserOf } from '../../../ledger/index.js';
+import { endUserInvalid, MAX_END_USER_LENGTH } from '../../../admission/index.js';
 import type { LiveUsageReader } from '../account/account-routes.js';
 import type { Middleware } from 'koa';
 

@@ -1,13 +1,10 @@
 import { Router } from '@koa/router';
 import type { Logger } from 'pino';
-import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
-import { signStoredReceipt, toReceiptView } from '../../../ledger/records/receipt-export.js';
-import { storedReceipt } from '../../../ledger/records/record-receipt.js';
-import type { RecordReads } from '../../../ledger/records/record-reads.js';
-import type { ReceiptSigner } from '../../../ledger/receipts/receipt-signer.js';
+import type { KeyAuthenticator } from '../../../accounts/index.js';
+import { type ReceiptSigner, type RecordReads, signStoredReceipt, storedReceipt, toReceiptView } from '../../../ledger/index.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import { requireKey, type GatewayState } from '../../state.js';
-import { validate } from '../../../platform/validation/validate.js';
+import { validate } from '../../../platform/validation/index.js';
 import { isRequestId, usageSchema } from '../requests/request-schemas.js';
 import { RECORD_NOT_FOUND, requestIdParam } from '../requests/requests-routes.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_END_USER_LENGTH } from '../../../admission/end-user.js';
+import { MAX_END_USER_LENGTH } from '../../../admission/index.js';
 
 const DAY_MS = 86_400_000;
 /** Range of a usage query without `from`: the 30 days before `to`. */

@@ -1,13 +1,12 @@
 import { Router } from '@koa/router';
-import { GatewayError } from '../../../platform/errors/gateway-error.js';
-import type { RecordReads } from '../../../ledger/records/record-reads.js';
-import { toRecordView } from '../../../ledger/records/record-view.js';
+import { GatewayError } from '../../../platform/errors/index.js';
+import { type RecordReads, toRecordView } from '../../../ledger/index.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';
-import { validate } from '../../../platform/validation/validate.js';
+import { validate } from '../../../platform/validation/index.js';
 import { isRequestId, recordListSchema, usageRange, usageSchema } from './request-schemas.js';
-import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
-import type { Clock } from '../../../billing/periods.js';
+import type { KeyAuthenticator } from '../../../accounts/index.js';
+import type { Clock } from '../../../billing/index.js';
 
 /** What the request-record routes of a key use. */
 export interface RequestsRouteDeps {

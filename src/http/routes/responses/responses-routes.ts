@@ -1,5 +1,5 @@
 import { Router } from '@koa/router';
-import { doorFront } from '../../../chat/doors/door-table.js';
+import { doorFront } from '../../../chat/index.js';
 import type { GatewayState } from '../../state.js';
 import { serveChatFront, type ChatRouteDeps } from '../chat/chat-routes.js';
 import { inferenceGuards } from '../inference-guards.js';

@@ -1,5 +1,5 @@
 import { Router } from '@koa/router';
-import type { KeyAuthenticator } from '../../../accounts/keys/key-auth.js';
+import type { KeyAuthenticator } from '../../../accounts/index.js';
 import { adminAuth } from '../../middleware/admin-auth.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';

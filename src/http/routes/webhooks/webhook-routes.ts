@@ -1,6 +1,6 @@
 import { Router } from '@koa/router';
-import { parseUsdAmount } from '../../../billing/money.js';
-import { validate } from '../../../platform/validation/validate.js';
+import { parseUsdAmount } from '../../../billing/index.js';
+import { validate } from '../../../platform/validation/index.js';
 import {
   createEndpointSchema, deliveryQuerySchema, patchEndpointSchema, toDeliveryView, toEndpointView, toSettingsView, webhookSettingsSchema,
   type Webhooks,

@@ -1,0 +1,19 @@
+/**
+ * Accounts and their API keys: creation, hashing, views, limits as configured.
+ * This file is the module's face: code outside the module imports from here only.
+ */
+export { accountCollections, type AccountCollections, ensureAccountIndexes } from './account-collection.js';
+export { AccountService } from './account-service.js';
+export type { AccountDoc, ChainHead } from './account-types.js';
+export { toAccountDetailView, toAccountView } from './account-view.js';
+export { KeyAuthenticator } from './keys/key-auth.js';
+export { ensureKeyIndexes, keyCollections, type KeyCollections } from './keys/key-collections.js';
+export { createKeySchema, patchKeySchema } from './keys/key-input-schema.js';
+export { KeyReads } from './keys/key-reads.js';
+export { isWellFormedKey } from './keys/key-secret.js';
+export { type KeyEventSink, KeyService } from './keys/key-service.js';
+export type { KeyDoc, KeyRole, KeySpendDoc, SharedLimits } from './keys/key-types.js';
+export { toKeyView } from './keys/key-view.js';
+export { capRooms, type KeyLiveUsage } from './keys/limit-room.js';
+export { sharedLimitsSchema } from './keys/limits-schema.js';
+export { toSharedLimits } from './keys/shared-limits.js';

@@ -1,0 +1,11 @@
+/**
+ * Admission: whether a request may start (balance, spend caps, rates, streams) and the settlement of its hold.
+ * This file is the module's face: code outside the module imports from here only.
+ */
+export type { Admission, AdmissionRequest, AdmissionTicket, Authorization } from './admission-types.js';
+export type { DeferredRate } from './deferred-rate.js';
+export { endUserInvalid, MAX_END_USER_LENGTH } from './end-user.js';
+export { rateInfoOf } from './rate-check.js';
+export type { RateInfo } from './rate-info.js';
+export { recordingAdmission } from './recording-admission.js';
+export { createAdmission, type RedisAdmission } from './redis-admission.js';

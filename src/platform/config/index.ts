@@ -1,0 +1,6 @@
+/**
+ * Configuration, read once from the environment.
+ * This file is the module's face: code outside the module imports from here only.
+ */
+export { type Config, ConfigError, loadConfig, type RequestTiming, type TracingSettings, type WebhookSettings } from './config.js';
+export { packageRoot } from './package-root.js';

@@ -1,0 +1,10 @@
+/**
+ * Process lifecycle: boot, draining and shutdown.
+ * This file is the module's face: code outside the module imports from here only.
+ */
+export { boot } from './boot.js';
+export { within } from './bounded.js';
+export { HttpDrain } from './http-drain.js';
+export { ShutdownReport } from './shutdown-report.js';
+export { onShutdown, runSteps } from './shutdown.js';
+export { STORE_CLOSE_RESERVE_MS, storeShutdownSteps } from './store-steps.js';

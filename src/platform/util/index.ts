@@ -1,0 +1,8 @@
+/**
+ * Small shared helpers: ids, canonical JSON, caches.
+ * This file is the module's face: code outside the module imports from here only.
+ */
+export { canonicalJson } from './canonical-json.js';
+export { newId } from './ids.js';
+export { loadPdfjs } from './load-pdfjs.js';
+export { ReadThroughCache } from './read-through-cache.js';
