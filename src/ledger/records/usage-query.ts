@@ -1,3 +1,4 @@
+import type { Collection, Document } from 'mongodb';
 import { toUsdNumber } from '../../billing/index.js';
 import { createdWithin, type TimeRange } from './record-filters.js';
 import type { LedgerCollections } from '../ledger-collection.js';
@@ -19,22 +20,25 @@ function toInt(value: unknown): number {
   return typeof value === 'bigint' ? Number(value) : typeof value === 'number' ? value : 0;
 }
 
-/**
- * Usage per UTC day and model, from the ledger's charges (the money of record): requests
- * billed, their metered cost and the tokens they billed. One aggregation, grouped in MongoDB.
- */
-export async function usageByDay(c: LedgerCollections, range: TimeRange, accountId?: string): Promise<UsageRow[]> {
-  const match = { kind: 'charge', ...(accountId === undefined ? {} : { account_id: accountId }), ...createdWithin(range) };
-  const groups = await c.ledger
+/** How one source's documents are summed: which documents count, and their token fields. */
+interface UsageSums {
+  readonly match: Document;
+  readonly input: Document;
+  readonly output: Document;
+}
+
+/** Groups one collection's documents per UTC day and model into usage rows, in MongoDB. */
+export async function dailyUsage(collection: Pick<Collection, 'aggregate'>, sums: UsageSums): Promise<UsageRow[]> {
+  const groups = await collection
     .aggregate<{ _id: { date: string; model: string | null }; requests: unknown; cost: unknown; input: unknown; output: unknown }>([
-      { $match: match },
+      { $match: sums.match },
       {
         $group: {
           _id: { date: { $dateToString: { format: '%Y-%m-%d', date: '$created_at', timezone: 'UTC' } }, model: '$model' },
           requests: { $sum: 1 },
           cost: { $sum: '$cost' },
-          input: sumOf(['prompt', 'text_input', 'image_input']),
-          output: sumOf(['completion', 'image_output']),
+          input: sums.input,
+          output: sums.output,
         },
       },
       { $sort: { '_id.date': 1, '_id.model': 1 } },
@@ -48,4 +52,13 @@ export async function usageByDay(c: LedgerCollections, range: TimeRange, account
     input_tokens: toInt(g.input),
     output_tokens: toInt(g.output),
   }));
+}
+
+/**
+ * Usage per UTC day and model, from the ledger's charges (the money of record): requests
+ * billed, their metered cost and the tokens they billed. One aggregation, grouped in MongoDB.
+ */
+export function usageByDay(c: LedgerCollections, range: TimeRange, accountId?: string): Promise<UsageRow[]> {
+  const match = { kind: 'charge', ...(accountId === undefined ? {} : { account_id: accountId }), ...createdWithin(range) };
+  return dailyUsage(c.ledger, { match, input: sumOf(['prompt', 'text_input', 'image_input']), output: sumOf(['completion', 'image_output']) });
 }
