@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../src/platform/config/config.js';
 import type { Redis } from '../src/platform/redis/redis.js';
 import type { ProviderRegistry } from '../src/providers/registry.js';
+import { isJobErrorReason } from '../src/queue/job-error.js';
 import { PayloadStore } from '../src/queue/payload-store.js';
 import { closeConnection, workerConnection } from '../src/queue/queue-connections.js';
 import { queuePrefix, type QueueName } from '../src/queue/queue-names.js';
@@ -45,6 +46,17 @@ export function stallSettings(jobTimeoutMs: number): StallSettings {
   return { lockDuration, stalledInterval: Math.round(lockDuration / 2) };
 }
 
+/**
+ * How many times a job may be found stalled (its worker gone without finishing it) before the
+ * queue fails it. Stalls are not the job's fault: a supervisor restarts a killed worker within
+ * seconds, and a second kill soon after (a crash loop, a restart under load) drops the jobs
+ * that worker had recovered from the first. With one allowed stall those jobs were failed
+ * unrun ("job stalled more than allowable limit", a 502 to the client). Three lets a job
+ * outlive three kills of its worker in a row; the job's deadline still bounds its reruns, and
+ * a job that kills every worker that runs it is failed on its fourth stall.
+ */
+export const MAX_STALLS = 3;
+
 /** What the workers need from their process: settings, a logger and the job adapters. */
 export interface WorkerDeps {
   readonly config: Pick<Config, 'redis' | 'redisPrefix' | 'jobTimeoutMs' | 'workerConcurrency' | 'routes'>;
@@ -80,7 +92,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const common = {
     concurrency: config.workerConcurrency,
     name: `${hostname()}:${process.pid}`,
-    maxStalledCount: 1,
+    maxStalledCount: MAX_STALLS,
     ...timing,
   };
   const workers: Record<QueueName, Worker> = {
@@ -90,6 +102,11 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   for (const [name, worker] of Object.entries(workers)) {
     worker.on('error', (err) => log.warn({ err, queue: name }, 'worker error'));
     worker.on('stalled', (jobId) => log.warn({ queue: name, job_id: jobId }, 'stalled job moved back to wait'));
+    // Failures the processor reported are logged by it; the queue's own (a job stalled too
+    // often) never reach the processor and would otherwise leave no trace.
+    worker.on('failed', (job, err) => {
+      if (!isJobErrorReason(err.message)) log.warn({ queue: name, job_id: job?.id, reason: err.message }, 'job failed by the queue');
+    });
   }
   await Promise.all(Object.values(workers).map((w) => w.waitUntilReady()));
   const finish = async (): Promise<void> => {
