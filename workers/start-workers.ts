@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../src/platform/config/index.js';
 import type { Redis } from '../src/platform/redis/index.js';
 import type { ProviderRegistry } from '../src/providers/index.js';
-import { closeConnection, PayloadStore, type QueueName, queuePrefix, workerConnection } from '../src/queue/index.js';
+import { closeConnection, isJobErrorReason, PayloadStore, type QueueName, queuePrefix, workerConnection } from '../src/queue/index.js';
 import { RouteHealth } from '../src/routing/index.js';
 import { imagesProcessor } from './processors/images-processor.js';
 import type { ProcessorContext } from './processors/job-runner.js';
@@ -43,6 +43,17 @@ export function stallSettings(jobTimeoutMs: number): StallSettings {
   return { lockDuration, stalledInterval: Math.round(lockDuration / 2) };
 }
 
+/**
+ * How many times a job may be found stalled (its worker gone without finishing it) before the
+ * queue fails it. Stalls are not the job's fault: a supervisor restarts a killed worker within
+ * seconds, and a second kill soon after (a crash loop, a restart under load) drops the jobs
+ * that worker had recovered from the first. With one allowed stall those jobs were failed
+ * unrun ("job stalled more than allowable limit", a 502 to the client). Three lets a job
+ * outlive three kills of its worker in a row; the job's deadline still bounds its reruns, and
+ * a job that kills every worker that runs it is failed on its fourth stall.
+ */
+export const MAX_STALLS = 3;
+
 /** What the workers need from their process: settings, a logger and the job adapters. */
 export interface WorkerDeps {
   readonly config: Pick<Config, 'redis' | 'redisPrefix' | 'jobTimeoutMs' | 'workerConcurrency' | 'routes'>;
@@ -78,7 +89,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const common = {
     concurrency: config.workerConcurrency,
     name: `${hostname()}:${process.pid}`,
-    maxStalledCount: 1,
+    maxStalledCount: MAX_STALLS,
     ...timing,
   };
   const workers: Record<QueueName, Worker> = {
@@ -88,6 +99,11 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   for (const [name, worker] of Object.entries(workers)) {
     worker.on('error', (err) => log.warn({ err, queue: name }, 'worker error'));
     worker.on('stalled', (jobId) => log.warn({ queue: name, job_id: jobId }, 'stalled job moved back to wait'));
+    // Failures the processor reported are logged by it; the queue's own (a job stalled too
+    // often) never reach the processor and would otherwise leave no trace.
+    worker.on('failed', (job, err) => {
+      if (!isJobErrorReason(err.message)) log.warn({ queue: name, job_id: job?.id, reason: err.message }, 'job failed by the queue');
+    });
   }
   await Promise.all(Object.values(workers).map((w) => w.waitUntilReady()));
   const finish = async (): Promise<void> => {

@@ -3,7 +3,7 @@
  * This file is the module's face: code outside the module imports from here only.
  */
 export type { QueueObserver } from './job-awaiter.js';
-export { encodeJobError, isTransient } from './job-error.js';
+export { encodeJobError, isJobErrorReason, isTransient } from './job-error.js';
 export { jobRoutes } from './job-model.js';
 export { imagePrice, ocrPrice } from './job-price.js';
 export { JobQueue, type JobQueueOptions } from './job-queue.js';

@@ -22,6 +22,11 @@ export function encodeJobError(err: GatewayError, attempts?: readonly AttemptRec
   return MARKER + JSON.stringify({ code: err.code, message: err.message, param: err.param, retryAfter: err.retryAfterSeconds, ...routes });
 }
 
+/** Whether a BullMQ failure reason was written by our processors (else BullMQ wrote it). */
+export function isJobErrorReason(reason: string): boolean {
+  return reason.startsWith(MARKER);
+}
+
 /** A failed job's error as the worker saw it, with the routes it tried (for the request's record). */
 export class FailedJobError extends GatewayError {
   constructor(

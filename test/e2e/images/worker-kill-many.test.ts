@@ -12,7 +12,8 @@ import { startQueueGateway, type QueueGateway } from '../../integration/queue/qu
 
 /**
  * Real worker processes are killed (SIGKILL) while a dozen image jobs run or wait; a new one
- * starts two seconds later. Every client must get its image, charged once. Repeated, since a
+ * starts two seconds later; every other round that one is killed too once it has taken back
+ * the first one's jobs. Every client must get its image, charged once. Repeated, since a
  * lost recovered job is a race that a single kill may not hit.
  */
 const ROUNDS = 4;
@@ -63,6 +64,16 @@ it(`every job of a killed worker is answered and charged once (${ROUNDS} kills)`
     await workers.at(-1)?.kill();
     await sleep(2_000);
     workers.push(await spawnWorker(env));
+    if (round % 2 === 1) {
+      // Killed again once it has taken back the first one's jobs (a crash loop under a
+      // supervisor): those jobs stall a second time and must still run.
+      const replacement = workers.at(-1);
+      await waitFor('the replacement to take back the stalled jobs', () => replacement?.output().includes('stalled job moved back to wait') === true, { timeoutMs: 30_000 });
+      await waitFor('the replacement to be running them', async () => (await q.jobs.queue('images').getActiveCount()) > 0);
+      await replacement?.kill();
+      await sleep(2_000);
+      workers.push(await spawnWorker(env));
+    }
     const answers = await Promise.all(pending);
     const detail = () => `round ${round}: ${JSON.stringify(answers.map((a) => [a.status, a.body?.error?.code]))}\n${workers.at(-1)?.output().slice(-4000)}`;
     expect(answers.map((a) => a.status), detail()).toEqual(Array.from({ length: JOBS }, () => 200));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
-import { decodeJobError, encodeJobError, FailedJobError, isTransient } from '../../../src/queue/job-error.js';
+import { decodeJobError, encodeJobError, FailedJobError, isJobErrorReason, isTransient } from '../../../src/queue/job-error.js';
 
 describe('job failure encoding', () => {
   it('round-trips code, message, param and Retry-After through a BullMQ failure reason', () => {
@@ -31,6 +31,11 @@ describe('job failure encoding', () => {
       expect(err.code).toBe('upstream_error');
       expect(err.message).not.toContain('stalled');
     }
+  });
+
+  it('tells reasons our processors wrote from the ones BullMQ wrote itself', () => {
+    expect(isJobErrorReason(encodeJobError(new GatewayError('upstream_error', 'boom')))).toBe(true);
+    expect(isJobErrorReason('job stalled more than allowable limit')).toBe(false);
   });
 
   it('retries only provider and store trouble', () => {
