@@ -4,7 +4,7 @@ import type { Deps } from '../../../src/deps.js';
 import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
 import { authenticate } from '../../../src/http/middleware/authenticate.js';
 import { rateLimit } from '../../../src/http/middleware/rate-limit.js';
-import { requireKey, type GatewayState } from '../../../src/http/state.js';
+import { requireKey, type GatewayContext, type GatewayState } from '../../../src/http/state.js';
 
 interface TestBody {
   model?: string;
@@ -33,6 +33,18 @@ function modelOf(deps: Deps, id: string | undefined) {
   return model;
 }
 
+/** Admits the test request a body describes, for the calling key. */
+function admitFor(deps: Deps, ctx: GatewayContext, body: ReturnType<typeof bodyOf>, stream: boolean) {
+  return deps.admission.admit({
+    requestId: ctx.state.requestId,
+    key: requireKey(ctx),
+    model: modelOf(deps, body.model),
+    estimate: BigInt(body.estimate ?? '0'),
+    stream,
+    ...extras(body),
+  });
+}
+
 /**
  * A minimal metered route for admission tests: auth → rateLimit → admit → settle a fixed
  * cost (`POST /test/charge`), or hold a stream slot until the client goes away
@@ -43,14 +55,7 @@ export function admissionTestRouter(deps: Deps): Router<GatewayState> {
   const guard = [authenticate(deps.keyAuth, ['inference']), rateLimit(deps.admission)] as const;
   router.post('/charge', ...guard, async (ctx) => {
     const body = bodyOf(ctx.request.body);
-    const ticket = await deps.admission.admit({
-      requestId: ctx.state.requestId,
-      key: requireKey(ctx),
-      model: modelOf(deps, body.model),
-      estimate: BigInt(body.estimate ?? '0'),
-      stream: false,
-      ...extras(body),
-    });
+    const ticket = await admitFor(deps, ctx, body, false);
     if (body.delay_ms) await new Promise((r) => setTimeout(r, body.delay_ms));
     const outcome = await ticket.settle(BigInt(body.cost ?? '0'), { prompt: body.billed_tokens ?? 1 });
     ctx.body = {
@@ -63,14 +68,7 @@ export function admissionTestRouter(deps: Deps): Router<GatewayState> {
   });
   router.post('/stream', ...guard, async (ctx) => {
     const body = bodyOf(ctx.request.body);
-    const ticket = await deps.admission.admit({
-      requestId: ctx.state.requestId,
-      key: requireKey(ctx),
-      model: modelOf(deps, body.model),
-      estimate: BigInt(body.estimate ?? '0'),
-      stream: true,
-      ...extras(body),
-    });
+    const ticket = await admitFor(deps, ctx, body, true);
     const stream = new PassThrough();
     ctx.res.on('close', () => {
       stream.end();
