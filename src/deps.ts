@@ -135,10 +135,10 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   const keys = new KeyService(c, announceKey, webhooks.keyEvents);
   const spool = new ChargeSpool(join(config.chargeSpoolDir, config.mongoDb), log);
   await spool.start();
-  const beacon = new SpoolBeacon(redis, `${config.redisPrefix}:spool:pending`, log);
+  const beacon = new SpoolBeacon(redis, `${config.redisPrefix}:spool:state`, log);
   const writer = new LedgerWriter(mongo.client, c, log, { maxConcurrent: config.ledgerMaxConcurrentCommits, observer: observeAll(metrics.ledger, webhooks.spend) });
   metrics.ledger.watchSpool(() => spool.size());
-  const ledger = new SpoolingLedger(writer, spool, health, beacon, log);
+  const ledger = new SpoolingLedger(writer, spool, health, beacon, log, { ack: config.ledgerAck });
 
   bus.subscribe((event) => {
     if (event.type === 'key') keyAuth.forget(event.hash);

@@ -33,6 +33,8 @@ export interface MirrorLoaderDeps {
   readonly keys: AdmissionKeys;
   /** Longest time from a charge's `created_at` to its FINISH (the hold TTL bounds it). */
   readonly settleWindowMs: number;
+  /** Resolves once every charge acknowledged so far is in MongoDB (see SpoolingLedger.settled). */
+  readonly settled?: () => Promise<void>;
   /** Reads MongoDB (defaults to readMirrorSnapshot; tests pause it to force interleavings). */
   readonly readSnapshot?: typeof readMirrorSnapshot;
 }
@@ -68,6 +70,10 @@ export class MirrorLoader {
     const { accountId, keyId, at, endUser } = who;
     const mirrors = names.map((name) => this.mirrorKey(name, who));
     const versions = await Promise.all(mirrors.map((m) => redis.get(keys.mirrorVersion(m))));
+    // A charge acknowledged but only spooled is not in MongoDB yet, so the snapshot would miss
+    // it. Waited for after the versions are read: a mirror dropped before that read only held
+    // charges acknowledged before it, now drained; one dropped after it changed the version.
+    await this.d.settled?.();
     const pending = await Promise.all(mirrors.map((m) => redis.hkeys(keys.unapplied(m))));
     const checkIds = [...new Set(pending.flat())];
     const since = new Date(at.getTime() - this.d.settleWindowMs);

@@ -26,7 +26,7 @@ import { readLiveUsage } from './live-usage.js';
 import { SCRIPT_KEYS } from './script-keys.js';
 
 /** The ledger as admission uses it: charges on settle, and whether paid work may start. */
-export type AdmissionLedger = Pick<SpoolingLedger, 'charge' | 'canCharge' | 'writable'>;
+export type AdmissionLedger = Pick<SpoolingLedger, 'charge' | 'canCharge' | 'writable' | 'settled'>;
 
 /** What admission needs from its process (`bus` and `catalog` are optional). */
 export interface AdmissionDeps {
@@ -107,7 +107,7 @@ export class RedisAdmission implements Admission {
     // after the client left, and one hold lifetime to settle in.
     const timing = deps.config.requestTiming;
     this.maxLeaseMs = timing.maxRequestMs + timing.usageGraceMs + this.holdTtlMs;
-    this.mirrors = new MirrorLoader({ redis: deps.redis, client: deps.mongo.client, c: deps.c, keys: this.keys, settleWindowMs: this.holdTtlMs });
+    this.mirrors = new MirrorLoader({ redis: deps.redis, client: deps.mongo.client, c: deps.c, keys: this.keys, settleWindowMs: this.holdTtlMs, settled: () => deps.ledger.settled() });
     const refreshMs = Math.max(1_000, Math.min(this.holdTtlMs, STREAM_LEASE_MS) / 3);
     const containerTtlMs = Math.max(this.holdTtlMs, STREAM_LEASE_MS) * 2;
     const timings = { intervalMs: refreshMs, holdTtlMs: this.holdTtlMs, streamTtlMs: STREAM_LEASE_MS, containerTtlMs };

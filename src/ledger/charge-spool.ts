@@ -13,6 +13,28 @@ export interface SpoolSegment {
   readonly charges: ChargeRequest[];
 }
 
+/** A sealed segment, with when its first charge was spooled (0: adopted, unknown). */
+interface SealedSegment extends SpoolSegment {
+  readonly since: number;
+}
+
+/** The segment appends go to: its charges, when each was spooled, and how many are committed. */
+interface OpenSegment {
+  readonly file: string;
+  readonly handle: fs.FileHandle;
+  readonly charges: ChargeRequest[];
+  readonly times: number[];
+  drained: number;
+  readonly opened: number;
+}
+
+/** An append waiting for the next group write. */
+interface WaitingAppend {
+  readonly charge: ChargeRequest;
+  readonly resolve: () => void;
+  readonly reject: (err: unknown) => void;
+}
+
 interface Line {
   requestId: string;
   accountId: string;
@@ -75,9 +97,11 @@ function parseOrSkip(text: string): ChargeRequest[] {
  * process (at start and now and then).
  */
 export class ChargeSpool {
-  private open: { file: string; handle: fs.FileHandle; charges: ChargeRequest[] } | undefined;
-  private readonly sealed: SpoolSegment[] = [];
+  private open: OpenSegment | undefined;
+  private readonly sealed: SealedSegment[] = [];
   private chain: Promise<unknown> = Promise.resolve();
+  /** Appends waiting for the next write: one write and one fdatasync serve them all. */
+  private waiting: WaitingAppend[] = [];
   /** Files this process holds the lock of. */
   private readonly owned = new Map<string, SegmentLock>();
   private readonly instance = randomBytes(6).toString('hex');
@@ -86,6 +110,7 @@ export class ChargeSpool {
     private dir: string,
     private readonly log: Logger,
     private readonly leaseMs = SPOOL_LEASE_MS,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /**
@@ -116,43 +141,120 @@ export class ChargeSpool {
 
   /** Charges spooled and not yet known to be committed. */
   size(): number {
-    return this.sealed.reduce((n, s) => n + s.charges.length, this.open?.charges.length ?? 0);
+    const open = this.open ? this.open.charges.length - this.open.drained : 0;
+    return this.sealed.reduce((n, s) => n + s.charges.length, open);
   }
 
-  /** Appends a charge durably; resolves once it is on disk. */
+  /**
+   * When the oldest charge not yet known to be committed was spooled (ms; 0 for charges
+   * adopted from a stopped process), or undefined when there is none.
+   */
+  oldest(): number | undefined {
+    if (this.sealed[0]) return this.sealed[0].since;
+    const open = this.open;
+    return open && open.drained < open.charges.length ? open.times[open.drained] : undefined;
+  }
+
+  /**
+   * Appends a charge durably; resolves once it is on disk. Appends that arrive while a write is
+   * under way share the next one (group fdatasync), so a busy spool costs one sync per write,
+   * not one per charge.
+   */
   append(charge: ChargeRequest): Promise<void> {
-    const run = this.chain.then(async () => {
-      const segment = this.open ?? (await this.newSegment());
-      await segment.handle.appendFile(toLine(charge));
-      await segment.handle.datasync();
-      segment.charges.push(charge);
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ charge, resolve, reject });
+      if (this.waiting.length === 1) void this.serial(() => this.flush());
     });
-    this.chain = run.catch(() => undefined);
-    return run;
   }
 
   /** Closes the open segment and returns every segment waiting to be committed. */
   async seal(): Promise<SpoolSegment[]> {
-    await (this.chain = this.chain.then(async () => {
+    await this.serial(async () => {
       const segment = this.open;
       this.open = undefined;
       if (!segment) return;
       await segment.handle.close();
-      this.sealed.push({ file: segment.file, charges: segment.charges });
-    }));
+      const charges = segment.charges.slice(segment.drained);
+      if (charges.length > 0) this.sealed.push({ file: segment.file, charges, since: segment.times[segment.drained] ?? 0 });
+      else await this.forget(segment.file);
+    });
     return [...this.sealed];
+  }
+
+  /** The segments sealed so far (oldest first), leaving the open one open. */
+  sealedSegments(): SpoolSegment[] {
+    return [...this.sealed];
+  }
+
+  /**
+   * The charges of the open segment not yet known to be committed, and the mark to hand to
+   * `tailDrained` once they are: a spool that drains continuously commits from the file being
+   * written instead of sealing a new file every time.
+   */
+  tail(): { charges: ChargeRequest[]; upTo: number } | undefined {
+    const open = this.open;
+    if (!open || open.drained >= open.charges.length) return undefined;
+    return { charges: open.charges.slice(open.drained), upTo: open.charges.length };
+  }
+
+  /**
+   * Marks the open segment's charges before `upTo` committed. A segment all committed and older
+   * than `rotateMs` is deleted, so the next append starts a new file: files stay small, and a
+   * process that adopts one after a crash commits few charges twice (idempotently).
+   */
+  async tailDrained(upTo: number, rotateMs: number): Promise<void> {
+    await this.serial(async () => {
+      const open = this.open;
+      if (!open || upTo > open.charges.length) return;
+      open.drained = Math.max(open.drained, upTo);
+      if (open.drained < open.charges.length || this.now() - open.opened < rotateMs) return;
+      this.open = undefined;
+      await open.handle.close();
+      await this.forget(open.file);
+    });
+  }
+
+  /** Runs `step` after every step queued before it; a failed step does not stop later ones. */
+  private serial<T>(step: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(step);
+    this.chain = run.catch(() => undefined);
+    return run;
   }
 
   /** Forgets a segment whose charges are all committed. */
   async done(segment: SpoolSegment): Promise<void> {
-    await fs.rm(segment.file, { force: true });
-    // The lock goes after the file, so nobody can adopt a file whose charges are committed.
-    await this.owned.get(segment.file)?.release();
-    this.owned.delete(segment.file);
-    const i = this.sealed.indexOf(segment);
+    await this.forget(segment.file);
+    const i = this.sealed.findIndex((s) => s.file === segment.file);
     if (i >= 0) this.sealed.splice(i, 1);
   }
 
+  /** Deletes a committed file, then lets its lock go. */
+  private async forget(file: string): Promise<void> {
+    await fs.rm(file, { force: true });
+    // The lock goes after the file, so nobody can adopt a file whose charges are committed.
+    await this.owned.get(file)?.release();
+    this.owned.delete(file);
+  }
+
+  /** Writes every waiting append in one write and one fdatasync, then resolves them. */
+  private async flush(): Promise<void> {
+    const group = this.waiting;
+    this.waiting = [];
+    if (group.length === 0) return;
+    try {
+      const segment = this.open ?? (await this.newSegment());
+      await segment.handle.appendFile(group.map((w) => toLine(w.charge)).join(''));
+      await segment.handle.datasync();
+      const at = this.now();
+      for (const w of group) {
+        segment.charges.push(w.charge);
+        segment.times.push(at);
+      }
+      for (const w of group) w.resolve();
+    } catch (err) {
+      for (const w of group) w.reject(err);
+    }
+  }
 
   /**
    * Keeps a charge that MongoDB refuses for good (e.g. its account was deleted) in
@@ -168,7 +270,7 @@ export class ChargeSpool {
     }
   }
 
-  private async newSegment(): Promise<{ file: string; handle: fs.FileHandle; charges: ChargeRequest[] }> {
+  private async newSegment(): Promise<OpenSegment> {
     const file = path.join(this.dir, `spool-${this.instance}-${randomBytes(6).toString('hex')}.jsonl`);
     // Locked before it exists, so no other process can see it unowned.
     const lock = await this.lock(file);
@@ -178,7 +280,7 @@ export class ChargeSpool {
     // The new file's name must be durable too, or a crash could lose the whole segment.
     const dir = await fs.open(this.dir, 'r');
     await dir.sync().finally(() => dir.close());
-    this.open = { file, handle, charges: [] };
+    this.open = { file, handle, charges: [], times: [], drained: 0, opened: this.now() };
     return this.open;
   }
 
@@ -196,16 +298,17 @@ export class ChargeSpool {
     this.log.error({ err }, 'lost the lock of a charge spool file; spooling its charges again');
     this.owned.delete(file);
     const charges: ChargeRequest[] = [];
-    this.chain = this.chain.then(async () => {
+    void this.serial(async () => {
       if (this.open?.file === file) {
-        charges.push(...this.open.charges);
+        charges.push(...this.open.charges.slice(this.open.drained));
         await this.open.handle.close().catch(() => undefined);
         this.open = undefined;
       }
       const i = this.sealed.findIndex((s) => s.file === file);
       if (i >= 0) charges.push(...(this.sealed.splice(i, 1)[0]?.charges ?? []));
-    });
-    void this.chain.then(() => Promise.all(charges.map((c) => this.append(c)))).catch((e: unknown) => this.log.error({ err: e }, 're-spooling charges failed'));
+    })
+      .then(() => Promise.all(charges.map((c) => this.append(c))))
+      .catch((e: unknown) => this.log.error({ err: e }, 're-spooling charges failed'));
   }
 
   private async adoptOrphans(): Promise<void> {
@@ -225,7 +328,7 @@ export class ChargeSpool {
         continue;
       }
       const charges = text.split('\n').flatMap(parseOrSkip);
-      this.sealed.push({ file, charges });
+      this.sealed.push({ file, charges, since: 0 });
       this.log.warn({ charges: charges.length }, 'adopted spooled charges of a process that stopped');
     }
     await this.dropLeftoverLocks(names);

@@ -5,17 +5,32 @@ import type { ChargeOutcome, ChargeRequest } from './apply-charges.js';
 import type { ChargeSpool } from './charge-spool.js';
 import type { LedgerWriter } from './ledger-writer.js';
 import type { SpoolBeacon } from './spool-beacon.js';
+import type { LedgerAck } from '../platform/config/index.js';
 
-/** Timing of the spooling ledger. */
+/** Timing of the spooling ledger, and when it acknowledges a charge. */
 export interface SpoolingOptions {
+  /** `commit` (default): once MongoDB committed it; `local`: once the spool fsync'd it. */
+  readonly ack?: LedgerAck;
   /** Longest a charge waits for MongoDB before it is spooled instead. */
   readonly commitWaitMs?: number;
-  /** How often the spool is drained and the beacon exchanged. */
+  /** How often the spool is drained and the beacon exchanged (default 250 ms; 25 ms under `local`). */
   readonly tickMs?: number;
 }
 
-/** Ticks between looks for spool files of processes that died. */
-const ADOPT_EVERY_TICKS = 20;
+/** How often processes of either mode look for spool files of processes that died. */
+const ADOPT_EVERY_MS = 5_000;
+
+/**
+ * Under `local`, paid admission closes once a spooled charge has waited this long for MongoDB
+ * (here or in another process): the drain is not keeping up, or MongoDB is away.
+ */
+const LOCAL_BACKLOG_MS = 2_000;
+
+/** Under `local`, a fully drained spool file is replaced by a new one after this long. */
+const LOCAL_ROTATE_MS = 5_000;
+
+/** Longest a mirror rebuild waits for older spooled charges to reach MongoDB. */
+const SETTLE_WAIT_MS = 5_000;
 
 /** How often MongoDB's health is looked at while charges wait for their commit. */
 const WATCH_MS = 100;
@@ -33,17 +48,22 @@ function isRetryable(err: unknown): boolean {
 }
 
 /**
- * The ledger as admission sees it: charges go to MongoDB through the group-commit writer and,
- * when MongoDB is unreachable, to the durable local spool, from which they are committed once
- * it returns (idempotent by request id, so a charge that did reach MongoDB is not charged
- * again). Either way the charge is durable when `charge` resolves, so delivered work is never
- * lost. `canCharge` says whether new paid work may be admitted: only while MongoDB is writable
- * and no process holds spooled charges (mirrors would otherwise be rebuilt without them).
+ * The ledger as admission sees it. Under `commit`, charges go to MongoDB through the
+ * group-commit writer and, when MongoDB is unreachable, to the durable local spool, from which
+ * they are committed once it returns (idempotent by request id, so a charge that did reach
+ * MongoDB is not charged again). Under `local`, every charge goes to the spool (one fdatasync
+ * per group of charges) and the spool drains to MongoDB continuously. Either way the charge is
+ * durable when `charge` resolves, so delivered work is never lost. `canCharge` says whether new
+ * paid work may be admitted: under `commit`, only while MongoDB is writable and no process
+ * holds spooled charges; under `local`, only while MongoDB is writable and no spool lags behind.
+ * `settled` holds a mirror rebuild until the charges spooled before it are in MongoDB.
  */
 export class SpoolingLedger {
   private readonly timer: NodeJS.Timeout;
   private draining = false;
-  private ticks = 0;
+  private lastAdopt = Date.now();
+  private readonly ack: LedgerAck;
+  private readonly tickMs: number;
   private readonly commitWaitMs: number;
   private readonly waiters = new Set<CommitWaiter>();
   private watch: NodeJS.Timeout | undefined;
@@ -56,14 +76,17 @@ export class SpoolingLedger {
     private readonly log: Logger,
     options: SpoolingOptions = {},
   ) {
+    this.ack = options.ack ?? 'commit';
     this.commitWaitMs = options.commitWaitMs ?? 5_000;
-    this.timer = setInterval(() => void this.tick(), options.tickMs ?? 250);
+    this.tickMs = options.tickMs ?? (this.ack === 'local' ? 25 : 250);
+    this.timer = setInterval(() => void this.tick(), this.tickMs);
     this.timer.unref();
   }
 
   /** Records a charge durably (MongoDB or spool); resolves with what it charged. */
   async charge(request: ChargeRequest): Promise<ChargeOutcome> {
-    if (!this.health.writable) return this.spoolCharge(request);
+    if (this.ack === 'local') return this.spoolCharge(request, false);
+    if (!this.health.writable) return this.spoolCharge(request, true);
     const committed = this.writer.charge(request);
     committed.catch(() => undefined);
     try {
@@ -72,12 +95,38 @@ export class SpoolingLedger {
     } catch (err) {
       if (!isRetryable(err)) throw err;
     }
-    return this.spoolCharge(request);
+    return this.spoolCharge(request, true);
   }
 
   /** True while new paid work may be admitted (its charge could commit now). */
   canCharge(): boolean {
-    return this.health.writable && this.spool.size() === 0 && !this.beacon?.pendingElsewhere;
+    if (!this.health.writable) return false;
+    if (this.ack === 'commit') return this.spool.size() === 0 && !this.beacon?.pendingElsewhere;
+    const lagging = Date.now() - LOCAL_BACKLOG_MS;
+    return (this.spool.oldest() ?? Infinity) > lagging && !this.beacon?.pendingElsewhereSince(lagging);
+  }
+
+  /**
+   * Resolves once every charge acknowledged before now, by this process or another, is in
+   * MongoDB, so a mirror rebuilt from it next counts them all. Under `commit` that is at once
+   * (a charge is acknowledged after its commit, or paid work is closed while any is spooled).
+   * Under `local` it waits for this spool's drain and for every other process to say, after
+   * now, that its older charges are drained; a 503 if that takes longer than a rebuild may wait.
+   */
+  async settled(): Promise<void> {
+    if (this.ack === 'commit') return;
+    const since = Date.now();
+    const deadline = since + SETTLE_WAIT_MS;
+    while (!this.settledSince(since)) {
+      if (Date.now() > deadline) throw chargesUnavailable();
+      await new Promise((resolve) => setTimeout(resolve, this.tickMs));
+    }
+  }
+
+  private settledSince(since: number): boolean {
+    const own = this.spool.oldest();
+    if (own !== undefined && own <= since) return false;
+    return !this.beacon || (this.beacon.heardFromAllSince(since) && !this.beacon.pendingElsewhereSince(since));
   }
 
   /** Whether MongoDB takes writes right now (as the driver's monitoring sees it). */
@@ -103,7 +152,9 @@ export class SpoolingLedger {
     clearInterval(this.timer);
     await this.writer.drain();
     if (this.health.writable) await this.drainSpool();
-    await this.beacon?.exchange(this.spool.size() > 0, Date.now());
+    // A drained open file is deleted; what is left is sealed for a later process to adopt.
+    if (this.ack === 'local') await this.spool.seal();
+    await this.exchange();
     return { spooled: this.spool.size() };
   }
 
@@ -148,9 +199,10 @@ export class SpoolingLedger {
     }
   }
 
-  private async spoolCharge(request: ChargeRequest): Promise<ChargeOutcome> {
+  /** Spools a charge; `outage`: MongoDB could not take it (worth a warning). */
+  private async spoolCharge(request: ChargeRequest, outage: boolean): Promise<ChargeOutcome> {
     await this.spool.append(request);
-    this.log.warn({ request_id: request.requestId }, 'MongoDB unreachable: charge spooled until it returns');
+    if (outage) this.log.warn({ request_id: request.requestId }, 'MongoDB unreachable: charge spooled until it returns');
     // Provisional: the balance covers it (the hold did); the commit records any absorption.
     const outcome: ChargeOutcome = { cost: request.cost, charged: request.cost, absorbed: 0n, duplicate: false };
     if (request.lines !== undefined) outcome.lines = request.lines;
@@ -163,9 +215,12 @@ export class SpoolingLedger {
     this.draining = true;
     try {
       // Now and then, take over charges a crashed process left behind.
-      if (++this.ticks % ADOPT_EVERY_TICKS === 0) await this.spool.adopt();
+      if (Date.now() - this.lastAdopt >= ADOPT_EVERY_MS) {
+        this.lastAdopt = Date.now();
+        await this.spool.adopt();
+      }
       if (this.spool.size() > 0 && this.health.writable) await this.drainSpool();
-      await this.beacon?.exchange(this.spool.size() > 0, Date.now());
+      await this.exchange();
     } catch (err) {
       this.log.warn({ err }, 'draining the charge spool failed; will retry');
     } finally {
@@ -173,17 +228,33 @@ export class SpoolingLedger {
     }
   }
 
+  /** Publishes this process's spool state (always under `local`, so rebuilds can wait for it). */
+  private exchange(): Promise<void> | undefined {
+    return this.beacon?.exchange(this.spool.oldest(), Date.now(), this.ack === 'local');
+  }
+
+  /**
+   * Commits sealed segments, then, under `local`, the open segment's new charges without
+   * sealing it (a new file per tick would cost a file, a lock and a directory sync each time).
+   */
   private async drainSpool(): Promise<void> {
-    for (const segment of await this.spool.seal()) {
-      const results = await Promise.allSettled(segment.charges.map((c) => this.writer.charge(c)));
-      const failed = segment.charges.filter((_, i) => results[i]?.status === 'rejected');
-      if (failed.length > 0 && !(await this.commitOneByOne(failed))) {
-        this.log.warn({ failed: failed.length }, 'spooled charges not committed yet; will retry');
-        return;
-      }
+    const local = this.ack === 'local';
+    for (const segment of local ? this.spool.sealedSegments() : await this.spool.seal()) {
+      if (!(await this.commitAll(segment.charges))) return;
       await this.spool.done(segment);
       this.log.info({ charges: segment.charges.length }, 'spooled charges committed');
     }
+    const tail = local ? this.spool.tail() : undefined;
+    if (tail && (await this.commitAll(tail.charges))) await this.spool.tailDrained(tail.upTo, LOCAL_ROTATE_MS);
+  }
+
+  /** Commits charges through the writer; false when some must wait for a later try. */
+  private async commitAll(charges: readonly ChargeRequest[]): Promise<boolean> {
+    const results = await Promise.allSettled(charges.map((c) => this.writer.charge(c)));
+    const failed = charges.filter((_, i) => results[i]?.status === 'rejected');
+    if (failed.length === 0 || (await this.commitOneByOne(failed))) return true;
+    this.log.warn({ failed: failed.length }, 'spooled charges not committed yet; will retry');
+    return false;
   }
 
   /**

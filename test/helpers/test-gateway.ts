@@ -39,6 +39,8 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     LOG_LEVEL: 'info',
     // Spool files of throwaway databases belong in the OS temp folder, not the repo's.
     CHARGE_SPOOL_DIR: join(tmpdir(), 'farebox-test-spool'),
+    // The money suites run once per ledger acknowledgement mode (see package.json's test script).
+    LEDGER_ACK: process.env.LEDGER_ACK ?? 'commit',
     ...extra,
   };
 }

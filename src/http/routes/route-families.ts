@@ -9,6 +9,7 @@ import { ceilingAdmission } from '../../quote/index.js';
 import { recordingAdmission } from '../../admission/index.js';
 import { deferredRateLimit, rateLimit } from '../middleware/rate-limit.js';
 import type { GatewayState } from '../state.js';
+import { withSettledReads } from '../middleware/settled-reads.js';
 import { accountRoutes, type LiveUsageReader } from './account/account-routes.js';
 import { adminRoutes } from './admin/admin-routes.js';
 import { chatRoutes } from './chat/chat-routes.js';
@@ -45,6 +46,8 @@ export interface RouteFamily {
   readonly name: string;
   /** Builds the family's router, or undefined when the process lacks what it needs. */
   readonly mount: (deps: RouteFamilyDeps) => Router<GatewayState> | undefined;
+  /** Its reads show balances, spend, ledger or records: they wait for acknowledged charges. */
+  readonly readsMoney?: boolean;
 }
 
 /** The queue-backed families' deps, or undefined when this process has no job queue. */
@@ -69,11 +72,11 @@ export const ROUTE_FAMILIES: readonly RouteFamily[] = [
   { name: 'health', mount: (deps) => healthRoutes(deps) },
   { name: 'openapi', mount: () => openApiRoutes() },
   { name: 'models', mount: (deps) => modelsRoutes(deps.catalog, deps.providers) },
-  { name: 'account', mount: (deps) => accountRoutes(deps, deps.liveUsage ?? ((key, endUser) => deps.admission.liveUsage(key, endUser))) },
-  { name: 'keys management', mount: (deps) => managementRoutes(deps) },
-  { name: 'request records', mount: (deps) => requestsRoutes(deps) },
-  { name: 'receipts', mount: (deps) => receiptsRoutes(deps) },
-  { name: 'admin', mount: (deps) => adminRoutes(deps) },
+  { name: 'account', readsMoney: true, mount: (deps) => accountRoutes(deps, deps.liveUsage ?? ((key, endUser) => deps.admission.liveUsage(key, endUser))) },
+  { name: 'keys management', readsMoney: true, mount: (deps) => managementRoutes(deps) },
+  { name: 'request records', readsMoney: true, mount: (deps) => requestsRoutes(deps) },
+  { name: 'receipts', readsMoney: true, mount: (deps) => receiptsRoutes(deps) },
+  { name: 'admin', readsMoney: true, mount: (deps) => adminRoutes(deps) },
   { name: 'webhooks', mount: (deps) => webhookRoutes(deps) },
   { name: 'quote', mount: (deps) => quoteRoutes(deps, deps.liveUsage ?? ((key, endUser) => deps.admission.liveUsage(key, endUser))) },
   { name: 'token counts', mount: (deps) => countRoutes({ ...deps, countLimiter: new CountLimiter(deps.redis, deps.config.redisPrefix, deps.config.countTokensRpm, deps.clock) }) },
@@ -95,5 +98,9 @@ export function routeFamilies(deps: Deps, options: RouteOptions = {}): Router<Ga
   // Ceilings are checked inside, so a `max_cost_exceeded` refusal is recorded with its model.
   const admission = recordingAdmission(ceilingAdmission(deps.admission, deps.ceilings), deps.requests);
   const familyDeps: RouteFamilyDeps = { ...deps, ...options, admission, rateLimit: rateLimit(deps.admission), deferredRateLimit: deferredRateLimit(deps.admission) };
-  return ROUTE_FAMILIES.flatMap((family) => family.mount(familyDeps) ?? []);
+  return ROUTE_FAMILIES.flatMap((family) => {
+    const router = family.mount(familyDeps);
+    if (router === undefined) return [];
+    return family.readsMoney ? withSettledReads(router, deps.ledger) : router;
+  });
 }

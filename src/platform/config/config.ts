@@ -51,6 +51,7 @@ const schema = z
     CHARGE_SPOOL_DIR: z.string().default('.farebox/spool'),
     REQUEST_RECORD_RETENTION_DAYS: int(30, 1),
     LEDGER_MAX_CONCURRENT_COMMITS: int(4, 1),
+    LEDGER_ACK: z.enum(['commit', 'local']).default('commit'),
     RECEIPT_SIGNING_KEY: z.string().min(40).optional(),
     RECEIPT_KEY_ID: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/).optional(),
     RECEIPT_RETIRED_KEYS: z
@@ -132,6 +133,12 @@ export interface Config {
   readonly chargeSpoolDir: string;
   /** Days request records are kept before MongoDB's TTL index removes them. */
   readonly requestRecordRetentionDays: number;
+  /**
+   * When a charge counts as recorded, so its cost may be reported: `commit` once MongoDB
+   * committed it; `local` once it is fsync'd to this machine's charge spool, which drains to
+   * MongoDB continuously (see docs/money-and-holds.md).
+   */
+  readonly ledgerAck: LedgerAck;
   /** Ledger batch transactions in flight at once (never two on the same account). */
   readonly ledgerMaxConcurrentCommits: number;
   /**
@@ -190,6 +197,9 @@ export interface WebhookSettings {
   readonly sweepMs: number;
   readonly concurrency: number;
 }
+
+/** When a charge is acknowledged: committed in MongoDB, or fsync'd to the local spool. */
+export type LedgerAck = 'commit' | 'local';
 
 /** Time bounds of one chat request (see Config.requestTiming). */
 export interface RequestTiming {
@@ -256,6 +266,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     chargeSpoolDir: resolvePath(e.CHARGE_SPOOL_DIR),
     requestRecordRetentionDays: e.REQUEST_RECORD_RETENTION_DAYS,
     ledgerMaxConcurrentCommits: e.LEDGER_MAX_CONCURRENT_COMMITS,
+    ledgerAck: e.LEDGER_ACK,
     receipts: { signingKey: e.RECEIPT_SIGNING_KEY, keyId: e.RECEIPT_KEY_ID, retiredKeys: e.RECEIPT_RETIRED_KEYS },
     tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME, scheduleDelayMs: e.OTEL_BSP_SCHEDULE_DELAY, captureContent: e.OTEL_CAPTURE_CONTENT },
     webhooks: {

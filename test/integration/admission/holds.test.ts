@@ -20,6 +20,7 @@ async function fixture(raw: string, keyId: string) {
 }
 
 async function ledgerSums(accountId: string) {
+  await gw.deps.ledger.settled();
   const entries = await gw.deps.c.ledger.find({ account_id: accountId }).toArray();
   const sum = (f: (e: (typeof entries)[number]) => bigint) => entries.reduce((t, e) => t + f(e), 0n);
   return { credit: sum((e) => e.credit), charged: sum((e) => e.charged), absorbed: sum((e) => e.absorbed), charges: entries.filter((e) => e.kind === 'charge').length };
@@ -75,6 +76,7 @@ describe('balance holds', () => {
     clock.advance(301_000);
     const res = await charge(gw.url, raw, { estimate: 1_000n, cost: 1_000n });
     expect(res.status).toBe(200);
+    await gw.deps.ledger.settled();
     expect((await gw.deps.accounts.get(accountId)).balance).toBe(usd(0.01) - 1_000n);
   });
 
