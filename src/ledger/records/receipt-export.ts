@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import type { Collection } from 'mongodb';
 import { createdWithin, type TimeRange } from './record-filters.js';
-import { RECEIPT_FIELDS, storedReceipt } from './record-receipt.js';
+import { LEDGER_FACT_FIELDS, type LedgerFacts, needsLedgerFacts, RECEIPT_FIELDS, storedReceipt } from './record-receipt.js';
+import type { LedgerDoc } from '../ledger-types.js';
 import type { RequestRecordDoc } from './request-record-types.js';
 import type { ReceiptSigner } from '../receipts/receipt-signer.js';
 import type { SignedReceipt } from '../receipts/receipt-types.js';
@@ -22,6 +23,7 @@ export function toReceiptView(signed: SignedReceipt) {
  */
 export function receiptLines(
   records: Collection<RequestRecordDoc>,
+  ledger: Collection<LedgerDoc>,
   signer: Pick<ReceiptSigner, 'signText'>,
   accountId: string,
   range: TimeRange,
@@ -35,7 +37,8 @@ export function receiptLines(
     .sort({ created_at: 1, _id: 1 });
   async function* lines(): AsyncGenerator<string> {
     for await (const doc of cursor) {
-      const stored = storedReceipt(doc);
+      const entry = needsLedgerFacts(doc) ? await ledger.findOne<LedgerFacts>({ _id: doc._id }, { projection: LEDGER_FACT_FIELDS }) : undefined;
+      const stored = storedReceipt(doc, entry);
       if (stored) yield `${JSON.stringify(toReceiptView(signStoredReceipt(stored, signer)))}\n`;
     }
   }

@@ -7,6 +7,8 @@ import type { RecordCollections } from './record-collection.js';
 import type { RecordFilters, TimeRange } from './record-filters.js';
 import { findRecord, listRecords } from './record-query.js';
 import { receiptLines } from './receipt-export.js';
+import { LEDGER_FACT_FIELDS, type LedgerFacts, needsLedgerFacts, storedReceipt } from './record-receipt.js';
+import type { SignedReceipt } from '../receipts/receipt-types.js';
 import { usageByDay, type UsageRow } from './usage-query.js';
 
 /**
@@ -33,7 +35,15 @@ export class RecordReads {
 
   /** Every signed receipt of an account in a range, as JSON lines. */
   receipts(signer: Pick<ReceiptSigner, 'signText'>, accountId: string, range: TimeRange, onError: (err: Error) => void): Readable {
-    return receiptLines(this.c.requestRecords, signer, accountId, range, onError);
+    return receiptLines(this.c.requestRecords, this.c.ledger, signer, accountId, range, onError);
+  }
+
+  /** One request's receipt text (within one account), or undefined when it was not charged. */
+  async receipt(requestId: string, accountId: string): Promise<string | SignedReceipt | undefined> {
+    const record = await this.find(requestId, accountId);
+    if (record === null) return undefined;
+    const entry = needsLedgerFacts(record) ? await this.c.ledger.findOne<LedgerFacts>({ _id: requestId }, { projection: LEDGER_FACT_FIELDS }) : undefined;
+    return storedReceipt(record, entry);
   }
 
   /**

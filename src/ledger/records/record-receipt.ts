@@ -4,6 +4,22 @@ import { buildReceipt } from '../receipts/build-receipt.js';
 import type { SignedReceipt } from '../receipts/receipt-types.js';
 import type { TokenSource } from '../../billing/index.js';
 import type { RecordReceiptFacts, RequestRecordDoc } from './request-record-types.js';
+import type { LedgerDoc } from '../ledger-types.js';
+
+/** What a receipt takes from the request's ledger entry when the record predates the commit. */
+export type LedgerFacts = Pick<LedgerDoc, 'prev_hash' | 'hash' | 'charged' | 'absorbed'>;
+
+/** The projection that reads {@link LedgerFacts}. */
+export const LEDGER_FACT_FIELDS = { prev_hash: 1, hash: 1, charged: 1, absorbed: 1 } as const;
+
+/**
+ * Whether a record's receipt needs its ledger entry: the charge was acknowledged from the spool
+ * (`LEDGER_ACK=local`, or MongoDB was away), so its chain links were not known yet and what it
+ * charged was provisional; the ledger entry holds the committed figures.
+ */
+export function needsLedgerFacts(record: Pick<ReceiptRecord, 'receipt' | 'receipt_facts'>): boolean {
+  return record.receipt === undefined && record.receipt_facts !== undefined && record.receipt_facts.hash === null;
+}
 
 /** What the recorder knows of a charged request when it writes the record. */
 export interface ChargedRequest {
@@ -43,12 +59,14 @@ export type ReceiptRecord = Pick<RequestRecordDoc, '_id' | (typeof RECEIPT_FIELD
 /**
  * A record's receipt, unsigned: its exact JSON text, built from the record's fields and its
  * receipt facts (records written before those hold the text, or the signed receipt, as it
- * is). Undefined when the request was not charged.
+ * is), with the committed figures of its ledger entry where the record lacks them (see
+ * {@link needsLedgerFacts}). Undefined when the request was not charged.
  */
-export function storedReceipt(record: ReceiptRecord): string | SignedReceipt | undefined {
+export function storedReceipt(record: ReceiptRecord, entry?: LedgerFacts | null): string | SignedReceipt | undefined {
   if (record.receipt !== undefined) return record.receipt;
-  const facts = record.receipt_facts;
-  if (facts === undefined) return undefined;
+  const recorded = record.receipt_facts;
+  if (recorded === undefined) return undefined;
+  const facts = entry && recorded.hash === null ? { ...recorded, prev_hash: entry.prev_hash, hash: entry.hash, charged: entry.charged, absorbed: entry.absorbed } : recorded;
   const receipt = buildReceipt({
     requestId: record._id,
     accountId: record.account_id,

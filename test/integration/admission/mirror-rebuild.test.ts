@@ -64,6 +64,7 @@ function loader(afterRead?: Pause): MirrorLoader {
     c: gw.deps.c,
     keys: gw.deps.admission.keyNames,
     settleWindowMs: 600_000,
+    settled: () => gw.deps.ledger.settled(),
     readSnapshot: async (client, c, q) => {
       const snap = await readMirrorSnapshot(client, c, q);
       if (afterRead && first) {
@@ -107,6 +108,7 @@ async function mirrors(accountId: string, keyId: string): Promise<Record<Four, b
 /** The same four figures as MongoDB holds them. */
 async function truth(accountId: string, keyId: string): Promise<Record<Four, bigint>> {
   const { c } = gw.deps;
+  await gw.deps.ledger.settled();
   const at = clock.now();
   const period = async (p: string) => (await c.keySpend.findOne({ _id: `${keyId}:${p}` }))?.amount ?? 0n;
   return {

@@ -39,6 +39,7 @@ describe('Redis trouble', () => {
 
     const reported = all.reduce((t, r) => t + BigInt(r.body.cost as string), 0n);
     const reportedCharged = all.reduce((t, r) => t + BigInt(r.body.charged as string), 0n);
+    await gw.deps.ledger.settled();
     const entries = await gw.deps.c.ledger.find({ account_id: accountId, kind: 'charge' }).toArray();
     const ledgerCharged = entries.reduce((t, e) => t + e.charged, 0n);
     const ledgerCost = entries.reduce((t, e) => t + e.cost, 0n);

@@ -27,6 +27,23 @@ export async function ledgerFigures(deps: { readonly c: Collections }, accountId
   return f;
 }
 
+/**
+ * How long a charge a client was told about may take to reach MongoDB: under `LEDGER_ACK=local`
+ * it waits in a spool for the next drain, and a killed process's spool is adopted once its lock
+ * lapses (10 s) by a live process that looks every 5 s.
+ */
+const DRAIN_WAIT_MS = 30_000;
+
+/** The account's ledger once every reported charge is in it (or the wait is over). */
+async function drainedFigures(deps: { readonly c: Collections }, accountId: string, reported: readonly Reported[]): Promise<LedgerFigures> {
+  const deadline = Date.now() + DRAIN_WAIT_MS;
+  for (;;) {
+    const f = await ledgerFigures(deps, accountId);
+    if (reported.every((r) => f.charges.has(r.requestId)) || Date.now() > deadline) return f;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** A cost a client was told about: the request id and the `usage.cost`, nano-USD. */
 export interface Reported {
   requestId: string;
@@ -50,7 +67,7 @@ export async function expectExactMoney(
   reported: readonly Reported[],
   options: { capNano?: bigint; unreported?: number } = {},
 ): Promise<LedgerFigures> {
-  const f = await ledgerFigures(deps, accountId);
+  const f = await drainedFigures(deps, accountId, reported);
   const account = await deps.c.accounts.findOne({ _id: accountId });
   expect(account?.balance).toBe(f.credits - f.charged);
   for (const r of reported) expect(f.charges.get(r.requestId), `charge ${r.requestId}`).toBe(r.cost);

@@ -269,6 +269,7 @@ describe('ledger writer with overlapping commits', () => {
   it('reports batch commits and spool depth on /metrics', async () => {
     const f = await fundedAccount('1');
     await gw.deps.ledger.charge({ requestId: 'req_metrics_1', accountId: f.accountId, keyId: f.keyIds[0]!, model: 'local/echo', cost: 5n, at });
+    await gw.deps.ledger.settled();
     const { body } = await gw.deps.metrics.render();
     expect(body).toMatch(/^farebox_ledger_commit_seconds_count [1-9]/m);
     expect(body).toMatch(/^farebox_ledger_batch_charges_sum [1-9]/m);

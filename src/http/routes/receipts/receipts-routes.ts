@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import type { Logger } from 'pino';
 import type { KeyAuthenticator } from '../../../accounts/index.js';
-import { type ReceiptSigner, type RecordReads, signStoredReceipt, storedReceipt, toReceiptView } from '../../../ledger/index.js';
+import { type ReceiptSigner, type RecordReads, signStoredReceipt, toReceiptView } from '../../../ledger/index.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import { requireKey, type GatewayState } from '../../state.js';
 import { validate } from '../../../platform/validation/index.js';
@@ -31,8 +31,7 @@ export function receiptsRoutes(deps: ReceiptRouteDeps): Router<GatewayState> {
 
   router.get('/requests/:request_id/receipt', authenticate(deps.keyAuth), async (ctx) => {
     const id = requestIdParam(ctx);
-    const record = isRequestId(id) ? await deps.records.find(id, requireKey(ctx).account_id) : null;
-    const stored = record === null ? undefined : storedReceipt(record);
+    const stored = isRequestId(id) ? await deps.records.receipt(id, requireKey(ctx).account_id) : undefined;
     if (!stored) throw RECORD_NOT_FOUND(id);
     ctx.body = { data: toReceiptView(signStoredReceipt(stored, deps.receipts)) };
   });
