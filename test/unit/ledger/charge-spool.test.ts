@@ -81,4 +81,33 @@ describe('ChargeSpool', () => {
     const ids = (await spool.seal()).flatMap((s) => s.charges.map((c) => c.requestId));
     expect(ids.sort()).toEqual(['req_before_restart', 'req_now']);
   });
+
+  it('writes charges that arrive together in one group and drains the open file without sealing it', async () => {
+    const dir = await freshDir();
+    let now = 1_000;
+    const spool = new ChargeSpool(dir, log, undefined, () => now);
+    await spool.start();
+    await Promise.all(Array.from({ length: 40 }, (_, i) => spool.append(charge(`req_g${i}`, BigInt(i + 1)))));
+    const files = (await readdir(dir)).filter((f) => f.endsWith('.jsonl'));
+    expect(files).toHaveLength(1);
+    expect((await readFile(path.join(dir, files[0]!), 'utf8')).trim().split('\n')).toHaveLength(40);
+    expect([spool.size(), spool.oldest()]).toEqual([40, 1_000]);
+
+    const tail = spool.tail();
+    expect(tail?.charges.map((c) => c.requestId)).toEqual(Array.from({ length: 40 }, (_, i) => `req_g${i}`));
+    now = 1_010;
+    await spool.append(charge('req_late', 5n));
+    await spool.tailDrained(tail!.upTo, 5_000);
+    // Only the charge appended after the tail was taken is still waiting, in the same file.
+    expect([spool.size(), spool.oldest(), spool.tail()?.charges.map((c) => c.requestId)]).toEqual([1, 1_010, ['req_late']]);
+    expect((await readdir(dir)).filter((f) => f.endsWith('.jsonl'))).toEqual(files);
+
+    // Drained and old enough: the file goes, and the next charge starts a new one.
+    now = 7_000;
+    await spool.tailDrained(spool.tail()!.upTo, 5_000);
+    expect([spool.size(), spool.oldest()]).toEqual([0, undefined]);
+    expect((await readdir(dir)).filter((f) => f.endsWith('.jsonl'))).toEqual([]);
+    await spool.append(charge('req_next', 1n));
+    expect((await readdir(dir)).filter((f) => f.endsWith('.jsonl'))).toHaveLength(1);
+  });
 });
