@@ -7,12 +7,16 @@ import type { ChainHead } from './ledger-chain.js';
 import type { LedgerWriterObserver, LedgerBatch } from './ledger-observer.js';
 import type { AccountCollections, KeyCollections } from '../accounts/index.js';
 import type { LedgerCollections } from './ledger-collection.js';
+import { ORPHAN_IDLE_MS, OrphanedTransactions } from './orphaned-transactions.js';
 
 export type { ChargeOutcome, ChargeRequest } from './apply-charges.js';
 export type { LedgerBatch, LedgerWriterObserver } from './ledger-observer.js';
 
 /** Charges waiting that justify a second transaction in flight (see LedgerWriterOptions.parallelAt). */
 const DEFAULT_PARALLEL_AT = 64;
+
+/** How long a batch may take before the writer looks for transactions a dead process left open. */
+const DEFAULT_REAP_AFTER_MS = 1_000;
 
 /** Most accounts whose chain head a writer remembers. */
 const MAX_HEAD_HINTS = 100_000;
@@ -40,6 +44,14 @@ export interface LedgerWriterOptions {
   parallelAt?: number;
   /** Told about every batch (metrics). */
   observer?: LedgerWriterObserver;
+  /**
+   * How long a batch may take before the writer looks for (and aborts) transactions left open
+   * by a process that died mid-commit, and again at that interval while the batch lasts; 0
+   * never looks. See OrphanedTransactions.
+   */
+  reapAfterMs?: number;
+  /** How long a transaction must have been idle to count as left behind. */
+  orphanIdleMs?: number;
 }
 
 /**
@@ -67,6 +79,8 @@ export class LedgerWriter {
   private readonly maxConcurrent: number;
   private readonly parallelAt: number;
   private readonly observer: LedgerWriterObserver | undefined;
+  private readonly reapAfterMs: number;
+  private readonly orphans: OrphanedTransactions;
 
   constructor(
     private readonly client: MongoClient,
@@ -79,6 +93,8 @@ export class LedgerWriter {
     this.maxConcurrent = Math.max(1, options.maxConcurrent ?? 4);
     this.parallelAt = Math.max(1, Math.min(this.maxBatch, options.parallelAt ?? DEFAULT_PARALLEL_AT));
     this.observer = options.observer;
+    this.reapAfterMs = Math.max(0, options.reapAfterMs ?? DEFAULT_REAP_AFTER_MS);
+    this.orphans = new OrphanedTransactions(client, log, options.orphanIdleMs ?? ORPHAN_IDLE_MS);
   }
 
   /** Records a charge; resolves with what was charged once it is durable. */
@@ -173,6 +189,10 @@ export class LedgerWriter {
   private async commit(batch: Pending[], info: LedgerBatch): Promise<void> {
     const session: ClientSession = this.client.startSession();
     const started = performance.now();
+    // A batch that takes long may be retrying against a transaction a dead process left open
+    // on the same account or key: end that one rather than wait out MongoDB's one-minute limit.
+    const reaper = this.reapAfterMs > 0 ? setInterval(() => void this.orphans.reap(), this.reapAfterMs) : undefined;
+    reaper?.unref();
     try {
       const outcomes = await this.transact(session, batch.map((p) => p.request));
       this.rememberHeads(batch, outcomes);
@@ -187,6 +207,7 @@ export class LedgerWriter {
       this.log.error({ err, size: batch.length }, 'ledger batch failed');
       for (const p of batch) p.reject(err);
     } finally {
+      clearInterval(reaper);
       await session.endSession().catch(() => undefined);
     }
   }
