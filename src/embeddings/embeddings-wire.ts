@@ -28,13 +28,16 @@ export interface AnswerVectors {
 }
 
 function vectorJson(answer: AnswerVectors, index: number, format: 'float' | 'base64'): string {
+  // The upstream's own text first: reading `vectors` may parse every list (see the provider).
+  const raw = format === 'float' ? answer.raw?.[index] : undefined;
+  if (raw !== undefined) return raw;
   const vector = answer.vectors[index] ?? [];
   if (format === 'base64') return `"${base64Vector(vector)}"`;
-  return answer.raw?.[index] ?? JSON.stringify(Array.isArray(vector) ? vector : Array.from(vector));
+  return JSON.stringify(Array.isArray(vector) ? vector : Array.from(vector));
 }
 
-/** Vector values written between two yields to the event loop (a few milliseconds of work). */
-const YIELD_EVERY_VALUES = 65_536;
+/** Characters of vectors written between two yields to the event loop (a few milliseconds of work). */
+const YIELD_EVERY_CHARS = 1_048_576;
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -42,16 +45,18 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
  * The response body as JSON text, in {@link EmbeddingsResponse}'s shape and OpenAI's field
  * order. Written by hand so float vectors can be the upstream's own text (formatting tens of
  * thousands of numbers again is most of an answer's CPU); every other value goes through
- * JSON.stringify. Yields to the event loop every 64 K values, so 2,048 long vectors never
- * block other requests.
+ * JSON.stringify. Yields to the event loop after every megabyte of vectors, so 2,048 long vectors
+ * never block other requests.
  */
 export async function embeddingsJson(model: string, answer: AnswerVectors, format: 'float' | 'base64', usage: { promptTokens: number; cost: number }): Promise<string> {
   const data: string[] = [];
   let since = 0;
-  for (let index = 0; index < answer.vectors.length; index++) {
-    data.push(`{"object":"embedding","index":${index},"embedding":${vectorJson(answer, index, format)}}`);
-    since += answer.vectors[index]?.length ?? 0;
-    if (since >= YIELD_EVERY_VALUES) {
+  const count = answer.raw?.length ?? answer.vectors.length;
+  for (let index = 0; index < count; index++) {
+    const vector = vectorJson(answer, index, format);
+    data.push(`{"object":"embedding","index":${index},"embedding":${vector}}`);
+    since += vector.length;
+    if (since >= YIELD_EVERY_CHARS) {
       since = 0;
       await nextTurn();
     }

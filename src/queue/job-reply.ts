@@ -1,3 +1,4 @@
+import { attachStrings, detachStrings, type DetachedPath } from './detached-strings.js';
 import type { QueueName } from './queue-names.js';
 
 /** When a job was queued, taken by a worker and finished (epoch ms, from the worker's clock and BullMQ's). */
@@ -24,23 +25,48 @@ export interface JobReply {
   failedReason?: string;
 }
 
+/** A job result serialised once for both the stored and the published reply. */
+export interface ResultText {
+  /** JSON of the result with `""` in place of each detached string. */
+  json: string;
+  paths: DetachedPath[];
+  strings: string[];
+  /** Characters of the JSON and the detached strings together. */
+  length: number;
+}
+
+/** Serialises a result, its long base64 strings (images) detached (see detached-strings). */
+export function serializeResult(result: unknown): ResultText {
+  const { value, paths, strings } = detachStrings(result);
+  const json = JSON.stringify(value);
+  return { json, paths, strings, length: strings.reduce((sum, text) => sum + text.length, json.length) };
+}
+
 /**
  * Serialises a reply around an already serialised result, so a multi-megabyte output is
- * stringified once and both copies share that text.
+ * serialised once and both copies share that text. Detached strings follow the JSON, one per
+ * line, and the JSON lists where they go (`detached`); JSON.stringify never writes a newline.
  */
-export function encodeReply(head: Omit<JobReply, 'result'>, resultJson: string | undefined): string {
+export function encodeReply(head: Omit<JobReply, 'result'>, result: ResultText | undefined): string {
   const prefix = JSON.stringify(head);
-  if (resultJson === undefined) return prefix;
+  if (result === undefined) return prefix;
+  const detached = result.paths.length === 0 ? '' : `,"detached":${JSON.stringify(result.paths)}`;
   // `prefix` ends with `}`: splice the result in as the last member.
-  return `${prefix.slice(0, -1)}${prefix.length > 2 ? ',' : ''}"result":${resultJson}}`;
+  const json = `${prefix.slice(0, -1)}${prefix.length > 2 ? ',' : ''}"result":${result.json}${detached}}`;
+  return result.strings.length === 0 ? json : `${json}\n${result.strings.join('\n')}`;
 }
 
 /** Parses a stored or published reply; undefined when the text is not one. */
 export function decodeReply(text: string): JobReply | undefined {
   try {
-    const parsed = JSON.parse(text) as Partial<JobReply> | null;
+    const end = text.indexOf('\n');
+    const parsed = JSON.parse(end < 0 ? text : text.slice(0, end)) as (Partial<JobReply> & { detached?: DetachedPath[] }) | null;
     if (parsed === null || typeof parsed !== 'object' || typeof parsed.id !== 'string' || typeof parsed.queue !== 'string') return undefined;
-    return parsed as JobReply;
+    const { detached, ...reply } = parsed;
+    if (detached === undefined) return end < 0 ? (reply as JobReply) : undefined;
+    // Slices of the text: the detached strings are not copied again.
+    const strings = end < 0 ? [] : text.slice(end + 1).split('\n');
+    return Array.isArray(detached) && attachStrings(reply.result, detached, strings) ? (reply as JobReply) : undefined;
   } catch {
     return undefined;
   }

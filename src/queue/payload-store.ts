@@ -1,5 +1,5 @@
 import { publishMessage, type Redis } from '../platform/redis/index.js';
-import { decodeReply, encodeReply, type JobReply } from './job-reply.js';
+import { decodeReply, encodeReply, type JobReply, serializeResult } from './job-reply.js';
 
 /** A binary input to store beside a job. */
 export interface PayloadInput {
@@ -65,11 +65,11 @@ export class PayloadStore {
    * beside the pipeline, not in it: the reply channel lives in another cluster slot.
    */
   async putResult(address: ResultAddress, result: unknown, ttlMs: number): Promise<boolean> {
-    const resultJson = JSON.stringify(result);
-    const stored = encodeReply(address.head, resultJson);
+    const text = serializeResult(result);
+    const stored = encodeReply(address.head, text);
     const out = this.key(address.head.id, 'out');
     const pipeline = this.redis.pipeline().exists(this.key(address.head.id, 'cancel')).set(out, stored, 'PX', Math.max(1, Math.round(ttlMs)));
-    const inline = resultJson.length <= INLINE_REPLY_BYTES;
+    const inline = text.length <= INLINE_REPLY_BYTES;
     const replyTo = address.replyTo;
     // An inline reply needs nothing stored; a reference must not arrive before the stored copy.
     const published = replyTo !== undefined && inline ? publishMessage(this.redis, replyTo, stored) : Promise.resolve();

@@ -1,6 +1,7 @@
 import { GatewayError } from '../../platform/errors/index.js';
 import type { EmbeddingsResult } from '../embeddings/embeddings-types.js';
 import { rawVectors } from '../embeddings/raw-vectors.js';
+import { cutVectorLists } from '../embeddings/vector-skeleton.js';
 import { arrayAt, isRecord, numberAt, recordAt } from '../http/narrow.js';
 
 function garbage(why: string): GatewayError {
@@ -18,6 +19,60 @@ function vectorOf(value: unknown): ArrayLike<number> {
   }
   if (!Array.isArray(value) || !value.every((x) => typeof x === 'number' && Number.isFinite(x))) throw garbage('a vector is not a list of numbers');
   return value as number[];
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new GatewayError('upstream_error', 'The upstream provider answered with invalid JSON', { cause: err });
+  }
+}
+
+/** `usage.prompt_tokens` when it is a plausible count. */
+function promptTokensOf(body: unknown): number | undefined {
+  const prompt = numberAt(recordAt(body, 'usage'), 'prompt_tokens');
+  return prompt !== undefined && Number.isInteger(prompt) && prompt >= 0 ? prompt : undefined;
+}
+
+/**
+ * The float lists in input order when the skeleton's `data` holds exactly the cut-out lists,
+ * the k-th item's `embedding` being the number k; undefined for anything else (the full parse
+ * then decides what the body is).
+ */
+function listsInInputOrder(body: unknown, lists: readonly string[], inputs: number): string[] | undefined {
+  const data = arrayAt(body, 'data');
+  if (data === undefined || data.length !== inputs || lists.length !== inputs) return undefined;
+  const out = new Array<string | undefined>(inputs).fill(undefined);
+  for (const [position, item] of data.entries()) {
+    if (!isRecord(item) || item.embedding !== position) return undefined;
+    const index = numberAt(item, 'index') ?? position;
+    if (!Number.isInteger(index) || index < 0 || index >= inputs || out[index] !== undefined) return undefined;
+    out[index] = lists[position];
+  }
+  return out as string[];
+}
+
+/**
+ * Maps an OpenAI-compatible embeddings body, as text, to vectors in input order. The usual
+ * answer, float lists of plain numbers, is parsed without its vectors: they are kept as the
+ * upstream's text (`raw`), and `vectors` parses them only when something reads it (a base64
+ * answer). Any other body goes through the full parse and checks of {@link fromOpenAiEmbeddings}.
+ */
+export function fromOpenAiEmbeddingsText(text: string, inputs: number): EmbeddingsResult {
+  const cut = cutVectorLists(text);
+  const body = cut === undefined ? undefined : parseJson(cut.skeleton);
+  const raw = cut === undefined ? undefined : listsInInputOrder(body, cut.lists, inputs);
+  if (raw === undefined) return fromOpenAiEmbeddings(parseJson(text), inputs, text);
+  let vectors: number[][] | undefined;
+  const promptTokens = promptTokensOf(body);
+  return {
+    get vectors(): number[][] {
+      return (vectors ??= raw.map((list) => JSON.parse(list) as number[]));
+    },
+    raw,
+    ...(promptTokens === undefined ? {} : { promptTokens }),
+  };
 }
 
 /**
@@ -40,8 +95,7 @@ export function fromOpenAiEmbeddings(body: unknown, inputs: number, text?: strin
     indexes.push(index);
   });
   const raw = text === undefined ? undefined : rawInInputOrder(text, vectors as ArrayLike<number>[], indexes);
-  const prompt = numberAt(recordAt(body, 'usage'), 'prompt_tokens');
-  const promptTokens = prompt !== undefined && Number.isInteger(prompt) && prompt >= 0 ? prompt : undefined;
+  const promptTokens = promptTokensOf(body);
   return { vectors: vectors as ArrayLike<number>[], ...(raw === undefined ? {} : { raw }), ...(promptTokens === undefined ? {} : { promptTokens }) };
 }
 

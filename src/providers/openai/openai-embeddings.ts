@@ -1,8 +1,7 @@
-import { GatewayError } from '../../platform/errors/index.js';
 import type { EmbeddingsCall, EmbeddingsCapability, EmbeddingsResult } from '../embeddings/embeddings-types.js';
 import { inputList } from '../embeddings/embeddings-types.js';
 import type { UpstreamClient } from '../http/upstream-client.js';
-import { fromOpenAiEmbeddings } from './openai-embeddings-response.js';
+import { fromOpenAiEmbeddingsText } from './openai-embeddings-response.js';
 
 /** Where and how to reach an OpenAI-compatible API. */
 export interface OpenAiEmbeddingsOptions {
@@ -25,14 +24,6 @@ export function toOpenAiEmbeddingsRequest(call: Omit<EmbeddingsCall, 'signal'>):
   };
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    throw new GatewayError('upstream_error', 'The upstream provider answered with invalid JSON', { cause: err });
-  }
-}
-
 /** Embeddings over any OpenAI-compatible `/embeddings` endpoint (kind `openai`). */
 export function createOpenAiEmbeddings(options: OpenAiEmbeddingsOptions): EmbeddingsCapability {
   const url = `${options.baseUrl.replace(/\/+$/, '')}/embeddings`;
@@ -43,7 +34,7 @@ export function createOpenAiEmbeddings(options: OpenAiEmbeddingsOptions): Embedd
       const response = await options.client.request({ url, headers, body, signal: call.signal });
       // Read as text (not `json()`): the vectors' own digits are relayed (see raw-vectors).
       const text = await response.text();
-      return fromOpenAiEmbeddings(parseJson(text), inputList(call.input).length, text);
+      return fromOpenAiEmbeddingsText(text, inputList(call.input).length);
     },
   };
 }

@@ -138,6 +138,15 @@ describe('published replies', () => {
     expect(await pending.wait(5_000)).toEqual({ status: 'completed', result: { big } });
   });
 
+  it('reads a large result with text that is not base64 from the store', async () => {
+    const { awaiter, replyTo } = await replyOnlyAwaiter();
+    const id = uniqueName('job');
+    const pending = awaiter.register('images', id);
+    const result = { images: [{ b64_json: 'QUJD'.repeat(INLINE_REPLY_BYTES / 4 + 1) }], note: `"${'é'.repeat(INLINE_REPLY_BYTES)}"\n` };
+    await store.putResult({ head: { queue: 'images', id }, replyTo }, result, 60_000);
+    expect(await pending.wait(5_000)).toEqual({ status: 'completed', result });
+  });
+
   it('settles a wait with the GatewayError of a failure reply', async () => {
     const { awaiter, replyTo, seen } = await replyOnlyAwaiter();
     const id = uniqueName('job');

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Router } from '@koa/router';
 import type { Middleware } from 'koa';
-import { EDIT_FILE_FIELDS, editImages, generateImages, MAX_EDIT_IMAGES, type MultipartForm } from '../../../images/index.js';
+import { EDIT_FILE_FIELDS, editImages, generateImages, imagesJson, type ImagesResponse, MAX_EDIT_IMAGES, type MultipartForm } from '../../../images/index.js';
 import type { KeyAuthenticator } from '../../../accounts/index.js';
 import type { QueuedServiceDeps } from '../../../queue/index.js';
 import type { CeilingRegistry } from '../../../quote/index.js';
@@ -58,6 +58,12 @@ async function withClient<T>(ctx: GatewayContext, run: (signal: AbortSignal) => 
   }
 }
 
+/** Answers with the images as JSON text (see imagesJson): megabytes of base64 are not stringified. */
+function answer(ctx: GatewayContext, response: ImagesResponse): void {
+  ctx.type = 'application/json';
+  ctx.body = imagesJson(response);
+}
+
 /**
  * `POST /v1/images/generations` (JSON) and `POST /v1/images/edits` (multipart, as the OpenAI
  * SDK's `images.edit` sends it): inference key → RPM → validation → model → admission → job.
@@ -67,7 +73,7 @@ export function imagesRoutes(deps: QueuedRouteDeps): Router<GatewayState> {
   const auth = authenticate(deps.keyAuth, ['inference']);
   router.post('/images/generations', auth, deps.rateLimit, idempotency(deps.idempotency), costCeiling(deps.ceilings), async (ctx) => {
     const caller = { key: requireKey(ctx), requestId: ctx.state.requestId };
-    ctx.body = await withClient(ctx, (signal) => generateImages(deps, { ...caller, signal }, ctx.request.body));
+    answer(ctx, await withClient(ctx, (signal) => generateImages(deps, { ...caller, signal }, ctx.request.body)));
   });
   // The form is read once, before the idempotency check, which identifies it by its fields and
   // the SHA-256 of each file (a retry's multipart boundary differs, its content does not).
@@ -92,7 +98,7 @@ export function imagesRoutes(deps: QueuedRouteDeps): Router<GatewayState> {
   router.post('/images/edits', auth, deps.rateLimit, idempotency(deps.idempotency, { content: editContent }), costCeiling(deps.ceilings), async (ctx) => {
     const caller = { key: requireKey(ctx), requestId: ctx.state.requestId };
     const form = await formOf(ctx);
-    ctx.body = await withClient(ctx, (signal) => editImages(deps, { ...caller, signal }, form));
+    answer(ctx, await withClient(ctx, (signal) => editImages(deps, { ...caller, signal }, form)));
   });
   return router;
 }
