@@ -114,7 +114,8 @@ export class LeaseRefresher {
 
   /** Leases still within their deadline; the others are dropped for good. */
   private *live(now: number): Iterable<Lease> {
-    for (const lease of [...this.leases.values()]) {
+    // Deleting the entry being visited is safe while iterating a Map: no copy of every lease per tick.
+    for (const lease of this.leases.values()) {
       if (lease.deadline > now) {
         yield lease;
         continue;
@@ -128,9 +129,14 @@ export class LeaseRefresher {
     if (this.leases.size === 0) return;
     const now = this.clock().getTime();
     const groups = new Map<number, Lease[]>();
+    const slots = new Map<string, number>();
     for (const l of this.live(now)) {
-      const slot = keySlot(this.keys.holds(l.accountId));
-      groups.set(slot, [...(groups.get(slot) ?? []), l]);
+      let slot = slots.get(l.accountId);
+      if (slot === undefined) slots.set(l.accountId, (slot = keySlot(this.keys.holds(l.accountId))));
+      // Appended in place: copying the group per lease made a tick quadratic in the open requests.
+      const group = groups.get(slot);
+      if (group === undefined) groups.set(slot, [l]);
+      else group.push(l);
     }
     // One pipeline per hash slot: on a cluster a pipeline must stay within one slot.
     const failed = (await Promise.all([...groups.values()].map((g) => this.refreshGroup(g, now)))).flat();
@@ -150,17 +156,23 @@ export class LeaseRefresher {
   private async refreshGroup(leases: readonly Lease[], now: number): Promise<Lease[]> {
     const k = this.keys;
     const t = this.timings;
-    const pipeline = this.redis.pipeline();
+    // One ZADD per sorted set and one PEXPIRE per container, not commands per lease: thousands
+    // of open streams of one account would otherwise queue thousands of commands every tick.
+    const holds = new Map<string, Array<number | string>>();
+    const streams = new Map<string, Array<number | string>>();
     for (const l of leases) {
+      if (l.held > 0n) membersOf(holds, l.accountId).push(now + t.holdTtlMs, l.requestId);
+      if (l.stream) membersOf(streams, k.streams(l.accountId, l.keyId)).push(now + t.streamTtlMs, l.requestId);
+    }
+    const pipeline = this.redis.pipeline();
+    for (const [accountId, members] of holds) {
       // XX: never resurrect an entry that was freed or lost; a new generation re-places them.
-      if (l.held > 0n) {
-        pipeline.zadd(k.holds(l.accountId), 'XX', now + t.holdTtlMs, l.requestId);
-        for (const key of [k.holds(l.accountId), k.holdInfo(l.accountId), k.heldTotal(l.accountId), k.keyHeld(l.accountId)]) pipeline.pexpire(key, t.containerTtlMs);
-      }
-      if (l.stream) {
-        pipeline.zadd(k.streams(l.accountId, l.keyId), 'XX', now + t.streamTtlMs, l.requestId);
-        pipeline.pexpire(k.streams(l.accountId, l.keyId), t.containerTtlMs);
-      }
+      for (const part of chunks(members)) pipeline.zadd(k.holds(accountId), 'XX', ...part);
+      for (const key of [k.holds(accountId), k.holdInfo(accountId), k.heldTotal(accountId), k.keyHeld(accountId)]) pipeline.pexpire(key, t.containerTtlMs);
+    }
+    for (const [key, members] of streams) {
+      for (const part of chunks(members)) pipeline.zadd(key, 'XX', ...part);
+      pipeline.pexpire(key, t.containerTtlMs);
     }
     try {
       const replies = await pipeline.exec();
@@ -169,4 +181,17 @@ export class LeaseRefresher {
       return [...leases];
     }
   }
+}
+
+/** Score and member pairs per ZADD: long enough to be few commands, short enough to spread as arguments. */
+const PAIRS_PER_ZADD = 512;
+
+function membersOf(sets: Map<string, Array<number | string>>, key: string): Array<number | string> {
+  let members = sets.get(key);
+  if (members === undefined) sets.set(key, (members = []));
+  return members;
+}
+
+function* chunks(members: ReadonlyArray<number | string>): Iterable<Array<number | string>> {
+  for (let i = 0; i < members.length; i += 2 * PAIRS_PER_ZADD) yield members.slice(i, i + 2 * PAIRS_PER_ZADD);
 }

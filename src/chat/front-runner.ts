@@ -17,17 +17,19 @@ export interface FrontRequest {
   readonly rate?: DeferredRate;
 }
 
+/**
+ * The streamed branches return their stream's promise (it ends with undefined) rather than
+ * await it: no frame of this function is kept for as long as a stream stays open.
+ */
 async function runPlan(deps: ChatServiceDeps, admitted: AdmittedChat, plan: FrontPlan, channel: ClientChannel, signal: AbortSignal): Promise<unknown> {
   const stream = admitted.body.stream === true;
   if (plan.kind === 'relay') {
     if (!stream) return await plan.complete(signal);
-    await plan.stream(channel.events, signal);
-    return undefined;
+    return plan.stream(channel.events, signal);
   }
   if (plan.headers !== undefined) channel.setHeaders(plan.headers);
   if (!stream) return plan.answer(await completeChat(deps, admitted, signal));
-  await streamChat(deps, admitted, plan.sink(channel.events), signal);
-  return undefined;
+  return streamChat(deps, admitted, plan.sink(channel.events), signal);
 }
 
 /** Runs the front's plan on each route in turn until one answers (see runRoutes). */

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { GatewayError } from '../platform/errors/index.js';
-import { KeyTrail, withKeyTrail } from '../providers/index.js';
+import { startKeyTrail, stopKeyTrail } from '../providers/index.js';
 import { inSpan } from '../platform/tracing/index.js';
 import { AttemptLog, type AttemptSink } from './attempt-log.js';
 import { BeforeFirstByteError } from './before-first-byte.js';
@@ -28,6 +28,7 @@ export interface RoutingDeps {
 /** The request being routed: its id (for logs), its abort signal and where its attempts go. */
 export interface RoutedRequest {
   readonly requestId: string;
+  /** Also the signal its upstream calls carry: the keys they use are noted by it on each attempt's trail. */
   readonly signal: AbortSignal;
   readonly attempts?: AttemptSink | undefined;
 }
@@ -66,7 +67,8 @@ class Walk<R extends RouteTarget, T> {
     const key = route.key;
     const started = performance.now();
     let answered = false;
-    const trail = new KeyTrail();
+    // The keys this attempt's upstream calls use, found by the signal they carry.
+    const trail = startKeyTrail(this.request.signal);
     const firstByte = (): void => {
       answered = true;
       const ms = performance.now() - started;
@@ -79,7 +81,7 @@ class Walk<R extends RouteTarget, T> {
     this.tried += 1;
     try {
       const attributes = { 'gen_ai.provider.name': route.providerId, 'gen_ai.request.model': route.upstreamModel, 'farebox.attempt': this.tried };
-      return { value: await inSpan(`upstream ${route.providerId}`, attributes, () => withKeyTrail(trail, () => this.run(route, firstByte)), 'client') };
+      return { value: await inSpan(`upstream ${route.providerId}`, attributes, () => this.run(route, firstByte), 'client') };
     } catch (err) {
       if (answered || !(err instanceof BeforeFirstByteError)) {
         if (!answered && gate === 'trial') deps.routeHealth?.abandoned(key);
@@ -96,6 +98,8 @@ class Walk<R extends RouteTarget, T> {
       deps.log.info({ request_id: this.request.requestId, route: key, cause: verdict.cause }, 'route failed before the first byte; trying the next');
       this.last = err.original;
       return undefined;
+    } finally {
+      stopKeyTrail(this.request.signal, trail);
     }
   }
 }

@@ -36,6 +36,7 @@ export function authenticate(keys: KeyAuthenticator, roles?: readonly KeyRole[])
     const key = fromSession ?? (await keys.authenticate(bearerToken(ctx.get('authorization') || undefined)));
     if (roles && !roles.includes(key.role)) throw ROLE_ERRORS[roles[0] ?? 'inference'];
     ctx.state.key = key;
-    await next();
+    // Returned, not awaited: nothing follows, and a waiting frame would live as long as the response (a stream's too).
+    return next();
   };
 }

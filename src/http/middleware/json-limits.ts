@@ -70,6 +70,7 @@ export function checkJsonLimits(value: unknown, limits: JsonLimits = DEFAULT_JSO
 export function jsonLimits(limits: JsonLimits = DEFAULT_JSON_LIMITS): Middleware<GatewayState> {
   return async function jsonLimitsMiddleware(ctx, next) {
     if (ctx.is('json') && ctx.request.body !== undefined) checkJsonLimits(ctx.request.body, limits);
-    await next();
+    // Returned, not awaited: nothing follows, and a waiting frame would live as long as the response (a stream's too).
+    return next();
   };
 }

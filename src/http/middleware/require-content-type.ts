@@ -29,6 +29,7 @@ export function requireContentType(rules: ContentTypeRules): Middleware<GatewayS
     } else if (BODY_METHODS.has(ctx.method) && hasBody(ctx) && !ctx.is('json')) {
       throw new GatewayError('invalid_request', 'Expected Content-Type: application/json.');
     }
-    await next();
+    // Returned, not awaited: nothing follows, and a waiting frame would live as long as the response (a stream's too).
+    return next();
   };
 }

@@ -1,5 +1,5 @@
 import { GatewayError, type GatewayError as GatewayErrorType } from '../../platform/errors/index.js';
-import { currentKeyTrail } from './key-trail.js';
+import { keyTrailOf } from './key-trail.js';
 import type { UpstreamClient, UpstreamRequestOptions } from './upstream-client.js';
 
 /** One upstream key: the variable that names it (shown in logs) and its value (never shown). */
@@ -66,11 +66,11 @@ function refusalReason(err: GatewayErrorType): string | undefined {
  * usable key; only when none is left does the refusal reach the caller (whose route runner
  * moves on to the next route). With every key aside it fails at once, without a call, with a
  * 503 the failover treats as this route's own failure. Each key used is noted, by variable
- * name, on the running attempt's key trail.
+ * name, on the key trail of the attempt its signal runs for.
  */
 export function keyedClient(client: UpstreamClient, pool: KeyPool, auth: (key: string) => Record<string, string>): UpstreamClient {
   async function withKey<T>(opts: UpstreamRequestOptions, send: (o: UpstreamRequestOptions) => Promise<T>): Promise<T> {
-    const trail = currentKeyTrail();
+    const trail = keyTrailOf(opts.signal);
     let key = pool.pick();
     if (key === undefined) {
       throw new GatewayError('service_unavailable', 'This model is not available right now.', { upstream: { code: 'keys_exhausted' } });

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { GatewayError } from '../../platform/errors/index.js';
 
 /** One key a request was sent with: the variable that names it, and the refusal if it was refused. */
@@ -27,14 +26,31 @@ export class KeyTrail {
   }
 }
 
-const current = new AsyncLocalStorage<KeyTrail>();
+/**
+ * The trail of the attempt each upstream signal runs for. Every adapter hands its call's
+ * signal to the client as it is, so the key pool finds the trail from the signal it is given;
+ * a request's attempts run one after another, so a signal serves one attempt at a time.
+ * AsyncLocalStorage would carry the trail too, but on Node 20 it turns on promise hooks for
+ * the whole process: every promise then carries async ids (about 5.7 KB of heap per open
+ * stream, and CPU per request) for one lookup per upstream call.
+ */
+const trails = new WeakMap<AbortSignal, KeyTrail>();
 
-/** Runs `fn` with `trail` collecting the keys of every keyed upstream call made inside it. */
-export function withKeyTrail<T>(trail: KeyTrail, fn: () => Promise<T>): Promise<T> {
-  return current.run(trail, fn);
+/**
+ * Collects into `trail` the keys of every keyed upstream call made with `signal`, until
+ * {@link stopKeyTrail}. The route runner brackets each attempt with the two.
+ */
+export function startKeyTrail(signal: AbortSignal, trail: KeyTrail = new KeyTrail()): KeyTrail {
+  trails.set(signal, trail);
+  return trail;
 }
 
-/** The trail of the attempt now running, if one is collecting. */
-export function currentKeyTrail(): KeyTrail | undefined {
-  return current.getStore();
+/** Ends `trail`'s collecting for `signal` (a later attempt's trail is left in place). */
+export function stopKeyTrail(signal: AbortSignal, trail: KeyTrail): void {
+  if (trails.get(signal) === trail) trails.delete(signal);
+}
+
+/** The trail of the attempt running with `signal`, if one is collecting. */
+export function keyTrailOf(signal: AbortSignal): KeyTrail | undefined {
+  return trails.get(signal);
 }

@@ -55,6 +55,7 @@ export function consoleSessions(deps: SessionResolverDeps): Middleware<GatewaySt
         return loaded;
       };
     }
-    await next();
+    // Returned, not awaited: nothing follows, and a waiting frame would live as long as the response (a stream's too).
+    return next();
   };
 }

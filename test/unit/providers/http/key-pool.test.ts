@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { GatewayError } from '../../../../src/platform/errors/gateway-error.js';
 import { KeyPool, keyedClient } from '../../../../src/providers/http/key-pool.js';
-import { KeyTrail, withKeyTrail } from '../../../../src/providers/http/key-trail.js';
+import { KeyTrail, keyTrailOf, startKeyTrail, stopKeyTrail } from '../../../../src/providers/http/key-trail.js';
 import { bearer } from '../../../../src/providers/http/provider-client.js';
 import { createUpstreamClient } from '../../../../src/providers/http/upstream-client.js';
 
@@ -38,14 +38,16 @@ function clientOver(values: string[], setAside: string[] = []) {
   const keys = values.map((value, i) => ({ env: `KEY_${i + 1}`, value }));
   return keyedClient(upstream, new KeyPool('p', keys, (e) => setAside.push(`${e.keyEnv}:${e.reason}`)), bearer);
 }
-const call = (client: ReturnType<typeof clientOver>) => client.json({ url, body: '{}', signal: AbortSignal.timeout(5000) });
+const call = (client: ReturnType<typeof clientOver>, signal = AbortSignal.timeout(5000)) => client.json({ url, body: '{}', signal });
 
 it('a key out of quota hands the same request to the next key, and the trail names both by variable', async () => {
   const aside: string[] = [];
   const client = clientOver(['sk-broke', 'sk-good'], aside);
   const trail = new KeyTrail();
   seen.length = 0;
-  const res = await withKeyTrail(trail, () => call(client));
+  const signal = AbortSignal.timeout(5000);
+  startKeyTrail(signal, trail);
+  const res = await call(client, signal);
   expect(res.body).toEqual({ ok: true });
   expect(seen).toEqual(['Bearer sk-broke', 'Bearer sk-good']);
   expect(trail.tries.map((t) => [t.env, t.refusal?.upstream?.code])).toEqual([['KEY_1', 'insufficient_quota'], ['KEY_2', undefined]]);
@@ -54,6 +56,20 @@ it('a key out of quota hands the same request to the next key, and the trail nam
   seen.length = 0;
   await call(client);
   expect(seen).toEqual(['Bearer sk-good']);
+});
+
+it('a trail notes only the calls made with its signal, and only until it is stopped', async () => {
+  const client = clientOver(['sk-good']);
+  const signal = AbortSignal.timeout(5000);
+  const trail = startKeyTrail(signal);
+  await call(client);
+  expect(trail.tries).toEqual([]);
+  await call(client, signal);
+  expect(trail.tries.map((t) => t.env)).toEqual(['KEY_1']);
+  stopKeyTrail(signal, trail);
+  await call(client, signal);
+  expect(trail.tries).toHaveLength(1);
+  expect(keyTrailOf(signal)).toBeUndefined();
 });
 
 it('a failure that is not the key\'s (500) is not handed on', async () => {
