@@ -10,13 +10,29 @@ export const MAX_PROMPT_CHARS = 32_000;
 
 const shortText = z.string().min(1).max(40);
 
+/** Largest side any image provider renders (gpt-image-1 and its peers stop well below). */
+export const MAX_IMAGE_SIDE = 8_192;
+
+/**
+ * `size`: free text, since providers name sizes their own way (`auto`, `1536x1024`, `2K`), but a
+ * `WxH` size is checked here, so an impossible one is refused at once rather than after a trip
+ * through the queue to a worker.
+ */
+const imageSize = shortText.refine(
+  (size) => {
+    const match = /^(\d+)x(\d+)$/.exec(size);
+    return !match || [match[1], match[2]].every((side) => Number(side) >= 1 && Number(side) <= MAX_IMAGE_SIDE);
+  },
+  { message: `a WxH size must have sides from 1 to ${MAX_IMAGE_SIDE} pixels` },
+);
+
 /** Fields shared by generations (JSON) and edits (multipart, where numbers arrive as text). */
 function imageFields(count: z.ZodType<number | null | undefined>) {
   return {
     model: z.string().min(1).max(200),
     prompt: z.string().min(1).max(MAX_PROMPT_CHARS),
     n: count,
-    size: shortText.nullish(),
+    size: imageSize.nullish(),
     quality: shortText.nullish(),
     background: shortText.nullish(),
     output_format: z.enum(['png', 'jpeg', 'webp']).nullish(),

@@ -33,6 +33,13 @@ describe('image request rules', () => {
     expect(parseGenerateRequest({ model: 'a/b', prompt: 'x', response_format: 'b64_json', size: null }).params).toEqual({ prompt: 'x', n: 1 });
   });
 
+  it('refuses an impossible WxH size at once and leaves other size names to the provider', () => {
+    for (const size of ['99999x99999', '0x512', '1024x9000']) {
+      expect(() => parseGenerateRequest({ model: 'a/b', prompt: 'x', size })).toThrow(expect.objectContaining({ param: 'size' }));
+    }
+    for (const size of ['1024x1024', '8192x64', 'auto', '2K']) expect(parseGenerateRequest({ model: 'a/b', prompt: 'x', size }).params.size).toBe(size);
+  });
+
   it('reads multipart text fields, numbers included', () => {
     const parsed = parseEditRequest({ model: 'a/b', prompt: 'p', n: '3', size: '64x64', output_format: 'webp' });
     expect(parsed.params).toEqual({ prompt: 'p', n: 3, size: '64x64', outputFormat: 'webp' });
