@@ -2,8 +2,7 @@ import { collections } from '../../src/platform/store/index.js';
 import { connectMongo } from '../../src/platform/db/index.js';
 import { LedgerWriter } from '../../src/ledger/index.js';
 import { createLogger } from '../../src/platform/log/index.js';
-import { NO_EQUIVALENT, NOT_MEASURED, TARGET_RATE, TARGETS } from './bench-targets.js';
-import { callgrindAvailable, countInstructions, type InstructionCount } from './instruction-counts.js';
+import { NO_EQUIVALENT, TARGET_RATE, TARGETS } from './bench-targets.js';
 import { chatBody, chatHeaders } from './chat-requests.js';
 import { summarize, type LatencySummary } from './latency-stats.js';
 import { pacedLoad } from './paced-load.js';
@@ -92,25 +91,6 @@ function latencyRows(runs: Runs, id: string, label: string, peerNote: string | u
   ];
 }
 
-function instructionRows(counts: InstructionCount[] | string): Measurement[] {
-  const of = (relay: InstructionCount['relay'], figure: 'perRequest' | 'mainThreadPerRequest') => (typeof counts === 'string' ? null : (counts.find((c) => c.relay === relay)?.[figure] ?? null));
-  const row = (id: string, scenario: string, figure: 'perRequest' | 'mainThreadPerRequest'): Measurement => ({
-    id,
-    scenario,
-    unit: 'instr',
-    floor: of('floor', figure),
-    farebox: of('farebox', figure),
-    portkey: null,
-    portkeyNote: NOT_MEASURED,
-    ...(typeof counts === 'string' ? { note: counts } : {}),
-    steal: null,
-  });
-  return [
-    row('chat-instructions', 'instructions per non-streamed chat, all threads (callgrind)', 'perRequest'),
-    row('chat-instructions-main', 'instructions per non-streamed chat, event-loop thread (callgrind)', 'mainThreadPerRequest'),
-  ];
-}
-
 /**
  * Every relay under a few seconds of load, from one key and from the spread keys, before any
  * paced row: V8 compiles what is hot over the first thousands of requests, and a relay with
@@ -124,8 +104,8 @@ async function warmUp(ctx: ScenarioContext, endpoints: readonly Endpoint[], keys
 }
 
 /**
- * Open-loop tail on one account and spread over 50, the sustainable paced rate of each relay,
- * and instructions per request (DESIGN §9). Every Farebox paced run also records what its web
+ * Open-loop tail on one account and spread over 50 and the sustainable paced rate of each relay
+ * (DESIGN §9). Every Farebox paced run also records what its web
  * process did (CPU per request, ledger batches, commit times, event-loop delay) and every run
  * how late the generator itself sent.
  */
@@ -138,7 +118,6 @@ export async function tailScenario(ctx: ScenarioContext): Promise<ScenarioOutput
   const one = await allAt(ctx, endpoints, TARGET_RATE);
   const spread = await allAt(ctx, endpoints, TARGET_RATE, accounts.map((a) => a.key), `, ${SPREAD_ACCOUNTS} accounts`);
   const walk = await sustainableRates(ctx, endpoints, one, lone.p99);
-  const counts = callgrindAvailable() ? await countInstructions(ctx) : 'valgrind (callgrind) is not installed';
   const peerNote = portkeyAbsence(ctx);
   const rows: Measurement[] = [
     { id: 'tail-lone-p99', scenario: 'ledger lone charge commit p99 (tail run)', unit: 'ms', floor: null, farebox: lone.p99, portkey: null, portkeyNote: NO_EQUIVALENT, steal },
@@ -155,7 +134,6 @@ export async function tailScenario(ctx: ScenarioContext): Promise<ScenarioOutput
       note: `rates tried: ${WALK_RATES.filter((r) => walk.visited[r]).join(', ')} req/s; a relay's figure is null when it stayed outside even at the lowest rate its walk reached`,
       steal: null,
     },
-    ...instructionRows(counts),
   ];
-  return { rows, details: { loneCommit: lone, oneAccount: one, spreadAccounts: spread, walk, instructions: counts } };
+  return { rows, details: { loneCommit: lone, oneAccount: one, spreadAccounts: spread, walk } };
 }
