@@ -39,7 +39,7 @@ async function loneCommitP99(ctx: ScenarioContext): Promise<LatencySummary> {
 /** Every relay at `rate`, from one account (or from the given keys, for Farebox). */
 async function allAt(ctx: ScenarioContext, endpoints: readonly TailEndpoint[], rate: number, keys?: readonly string[], label?: string): Promise<Runs> {
   const runs: Runs = {};
-  for (const endpoint of endpoints) runs[endpoint.name] = await pacedRun(ctx, endpoint, rate, keys, label);
+  for (const endpoint of endpoints) runs[endpoint.name] = await pacedRun(ctx, endpoint, rate, keys && (endpoint.spreadKeys ?? keys), label);
   return runs;
 }
 
@@ -116,7 +116,7 @@ function latencyRows(runs: Runs, id: string, label: string, peerNote: string | u
  */
 async function warmUp(ctx: ScenarioContext, endpoints: readonly TailEndpoint[], keys: readonly string[]): Promise<void> {
   for (const endpoint of endpoints) {
-    const headers = isFarebox(endpoint) ? [ctx.stack.account.key, ...keys].map(chatHeaders) : endpoint.headers;
+    const headers = isFarebox(endpoint) ? [endpoint.headers, ...(endpoint.spreadKeys ?? keys).map(chatHeaders)] : endpoint.headers;
     await pacedLoad({ origin: endpoint.url, path: '/v1/chat/completions', headers, body: chatBody({ stream: false }), rate: WARM_UP_RATE, seconds: WARM_UP_SECONDS, connections: 64 });
   }
 }

@@ -16,6 +16,8 @@ export interface TailEndpoint extends Omit<Endpoint, 'name'> {
   readonly name: TailRelay;
   /** The web process behind it, when not the stack's own. */
   readonly pid?: number;
+  /** Keys of the spread accounts of a web with its own database (else the stack's are sent). */
+  readonly spreadKeys?: readonly string[];
 }
 
 /** True for a Farebox web, in either ledger mode: it is sent the bench keys and watched. */
@@ -40,9 +42,9 @@ export interface PacedRun {
 /** Accounts the spread row sends from, one key each. */
 export const SPREAD_ACCOUNTS = 50;
 
-/** Funded accounts with one unlimited key each, for the spread row. */
-export async function spreadAccounts(ctx: ScenarioContext): Promise<BenchAccount[]> {
-  const { webUrl, adminToken, runId } = ctx.stack;
+/** Funded accounts with one unlimited key each, for the spread row, made through the web at `webUrl`. */
+export async function spreadAccounts(ctx: ScenarioContext, webUrl = ctx.stack.webUrl): Promise<BenchAccount[]> {
+  const { adminToken, runId } = ctx.stack;
   const accounts: BenchAccount[] = [];
   for (let i = 0; i < SPREAD_ACCOUNTS; i += 10) {
     const names = Array.from({ length: Math.min(10, SPREAD_ACCOUNTS - i) }, (_, j) => `bench-${runId}-spread-${i + j}`);
