@@ -25,6 +25,20 @@ const SETTLE_SECONDS = 5;
 /** Seconds of the quiet window whose instructions per second are subtracted from the counted calls. */
 const IDLE_SECONDS = 30;
 
+/**
+ * Runs `task`s one at a time, in the order they were handed in. The copies boot one after
+ * another: `web` gives Redis 10 s of wall time to answer at boot, and six copies starting at
+ * once under valgrind on a busy machine did not get through that.
+ */
+function oneAtATime(): <T>(task: () => Promise<T>) => Promise<T> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(task: () => Promise<T>): Promise<T> => {
+    const run = tail.then(task, task);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
+
 /** One valgrind run of one relay. */
 export interface CallgrindRun {
   /** Instructions over the quiet window (no requests) and over the counted calls. */
@@ -75,20 +89,23 @@ function steady(counted: number, idle: number, idleSeconds: number, countedSecon
  * takes a hundred times longer than natively, so their instructions would otherwise be charged
  * to the requests; the quiet window measures them in the same process and they are subtracted.
  */
-async function countRun(ctx: ScenarioContext, relay: 'floor' | 'farebox', index: number): Promise<CallgrindRun> {
+async function countRun(ctx: ScenarioContext, relay: 'floor' | 'farebox', index: number, boot: ReturnType<typeof oneAtATime>): Promise<CallgrindRun> {
   const { stack } = ctx;
   const port = await findFreePort();
   const prefix = `callgrind.${relay}`;
   const wrapper = ['valgrind', '--tool=callgrind', '--smc-check=all-non-file', '--separate-threads=yes', `--callgrind-out-file=${path.join(stack.logDir, `${prefix}.%p`)}`];
   const spec = relay === 'farebox' ? { args: stack.relays.web.args, env: { ...stack.relays.web.env, PORT: String(port) } } : { args: stack.relays.floor(port), env: stack.relays.web.env };
-  // Instruction counts do not depend on CPU contention, so the runs may share both cores.
-  const proc: BenchProcess = stack.group.spawn({ name: `${relay}-callgrind-${index}`, core: `${LOAD_CORE},${GATEWAY_CORE}`, wrapper, cwd: process.cwd(), ...spec });
+  const name = `${relay}-callgrind-${index}`;
   const url = `http://127.0.0.1:${port}`;
+  // Each run charges its own account, so the runs' ledger batches do not contend.
+  const key = relay === 'farebox' ? (await fundedAccount(stack.webUrl, stack.adminToken, `bench-${stack.runId}-callgrind-${index}`)).key : stack.account.key;
   try {
-    // Each run charges its own account, so the runs' ledger batches do not contend.
-    const key = relay === 'farebox' ? (await fundedAccount(stack.webUrl, stack.adminToken, `bench-${stack.runId}-callgrind-${index}`)).key : stack.account.key;
-    // Three copies starting at once under valgrind on a shared machine take minutes.
-    await waitHttpReady(`${url}/${relay === 'farebox' ? 'readyz' : 'health'}`, proc, 1_200_000);
+    const proc: BenchProcess = await boot(async () => {
+      // Instruction counts do not depend on CPU contention, so the runs may share both cores.
+      const started = stack.group.spawn({ name, core: `${LOAD_CORE},${GATEWAY_CORE}`, wrapper, cwd: process.cwd(), ...spec });
+      await waitHttpReady(`${url}/${relay === 'farebox' ? 'readyz' : 'health'}`, started, 1_200_000);
+      return started;
+    });
     ctx.log(`${relay} run ${index + 1}: ready under callgrind; warming up`);
     await sendChats(url, key, WARM_UP_REQUESTS);
     ctx.log(`${relay} run ${index + 1}: warmed up; quiet window`);
@@ -115,7 +132,7 @@ async function countRun(ctx: ScenarioContext, relay: 'floor' | 'farebox', index:
     ctx.log(`${relay} run ${index + 1}: ${run.perRequest} instructions per request (${run.mainThreadPerRequest} on the event-loop thread); idle ${Math.round(idle.all / idleSeconds)}/s over ${run.idleSeconds} s, ${COUNTED_REQUESTS} requests in ${run.countedSeconds} s`);
     return run;
   } finally {
-    await stack.group.stop(proc.name, 60_000);
+    await stack.group.stop(name, 60_000);
   }
 }
 
@@ -125,8 +142,8 @@ async function countRun(ctx: ScenarioContext, relay: 'floor' | 'farebox', index:
  * measured and subtracted (see countRun); the median run is reported. Unlike wall-clock rows,
  * the figure does not move with what else the shared machine runs.
  */
-async function countRelay(ctx: ScenarioContext, relay: 'floor' | 'farebox'): Promise<InstructionCount> {
-  const runs = await Promise.all(Array.from({ length: RUNS }, (_, i) => countRun(ctx, relay, i)));
+async function countRelay(ctx: ScenarioContext, relay: 'floor' | 'farebox', boot: ReturnType<typeof oneAtATime>): Promise<InstructionCount> {
+  const runs = await Promise.all(Array.from({ length: RUNS }, (_, i) => countRun(ctx, relay, i, boot)));
   return {
     relay,
     requests: COUNTED_REQUESTS,
@@ -142,5 +159,6 @@ async function countRelay(ctx: ScenarioContext, relay: 'floor' | 'farebox'): Pro
  * whole is then about that of Farebox's runs.
  */
 export async function countInstructions(ctx: ScenarioContext): Promise<InstructionCount[]> {
-  return Promise.all([countRelay(ctx, 'floor'), countRelay(ctx, 'farebox')]);
+  const boot = oneAtATime();
+  return Promise.all([countRelay(ctx, 'floor', boot), countRelay(ctx, 'farebox', boot)]);
 }
