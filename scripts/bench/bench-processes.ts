@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { sleep } from './latency-stats.js';
 import type { Tracked } from './proc-stats.js';
@@ -34,6 +35,13 @@ export interface SpawnSpec {
   /** A command the node binary runs under (e.g. valgrind and its options). */
   wrapper?: string[];
 }
+
+/**
+ * The runner's niceness before it raises its own priority as the load generator (read at
+ * load, before that): children get it back, so a relay started later in the run does not
+ * compete at the generator's priority with those started before it.
+ */
+const CHILD_NICENESS = os.getPriority(0);
 
 function readFrom(file: string, from: number): string {
   const size = statSync(file).size;
@@ -74,6 +82,12 @@ export class ProcessGroup {
     const child = spawn(command as string, args, { cwd: spec.cwd, env: spec.env, stdio: ['ignore', fd, fd] });
     closeSync(fd);
     if (child.pid === undefined) throw new Error(`could not start ${spec.name}`);
+    try {
+      // Before the child starts any thread, so every thread it makes inherits this.
+      os.setPriority(child.pid, CHILD_NICENESS);
+    } catch {
+      // It exited already; its exit is reported where it is waited for.
+    }
     const exited = (): boolean => child.exitCode !== null || child.signalCode !== null;
     const proc: BenchProcess = {
       name: spec.name,

@@ -1,106 +1,164 @@
-import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { findFreePort } from '../services/free-port.js';
 import { waitHttpReady, type BenchProcess } from './bench-processes.js';
-import { GATEWAY_CORE } from './bench-stack.js';
+import { fundedAccount } from './bench-seed.js';
+import { GATEWAY_CORE, LOAD_CORE } from './bench-stack.js';
+import { dumpCounters, dumpTotals, zeroCounters, type DumpTotals } from './callgrind-dumps.js';
 import { chatBody, chatHeaders } from './chat-requests.js';
-import { timedPool } from './latency-stats.js';
+import { sleep, timedPool } from './latency-stats.js';
 import type { ScenarioContext } from './scenario-context.js';
 
 /**
  * Requests sent before counting starts, so caches and pools are warm and the JIT has compiled
- * what is hot (with fewer, most of the count was still optimizing compilation).
+ * what is hot: with a few hundred, the counted calls still paid for optimizing compilation and
+ * the figure moved by tens of percent between runs.
  */
-const WARM_UP_REQUESTS = 600;
+export const WARM_UP_REQUESTS = 2_500;
 /** Requests whose instructions are counted. */
-const COUNTED_REQUESTS = 200;
+export const COUNTED_REQUESTS = 1_000;
 /** Requests in flight at once, warming up and counted: a steady load, not one client idling. */
-const IN_FLIGHT = 4;
+export const IN_FLIGHT = 4;
+/** Runs per relay; the median is reported, the spread beside it. */
+export const RUNS = 3;
+/** Seconds after the warm-up before the idle window, so batches and writes it left behind finish outside it. */
+const SETTLE_SECONDS = 5;
+/** Seconds of the quiet window whose instructions per second are subtracted from the counted calls. */
+const IDLE_SECONDS = 30;
 
-/** Instructions one relay executed per request of the fixed mix. */
-export interface InstructionCount {
-  relay: 'floor' | 'farebox';
-  requests: number;
-  instructions: number;
+/**
+ * Runs `task`s one at a time, in the order they were handed in. The copies boot one after
+ * another: `web` gives Redis 10 s of wall time to answer at boot, and six copies starting at
+ * once under valgrind on a busy machine did not get through that.
+ */
+function oneAtATime(): <T>(task: () => Promise<T>) => Promise<T> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(task: () => Promise<T>): Promise<T> => {
+    const run = tail.then(task, task);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
+
+/** One valgrind run of one relay. */
+export interface CallgrindRun {
+  /** Instructions over the quiet window (no requests) and over the counted calls. */
+  idle: DumpTotals;
+  counted: DumpTotals;
+  idleSeconds: number;
+  countedSeconds: number;
+  /** Per counted request, the idle rate × the counted window subtracted: all threads, event-loop thread. */
   perRequest: number;
-  /** Of `perRequest`, what the main (event-loop) thread executed; the rest is V8's and libuv's helper threads (compilation, GC). */
   mainThreadPerRequest: number;
 }
 
-/** True when valgrind's callgrind and its control tool are installed. */
-export function callgrindAvailable(): boolean {
-  try {
-    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
-    execFileSync('which', ['callgrind_control'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
+/** Instructions one relay executed per request of the fixed mix, in steady state. */
+export interface InstructionCount {
+  relay: 'floor' | 'farebox';
+  requests: number;
+  runs: CallgrindRun[];
+  /** Medians of the runs. */
+  perRequest: number;
+  /** Of `perRequest`, what the event-loop thread executed; the rest is V8's and libuv's helper threads (compilation, GC). */
+  mainThreadPerRequest: number;
 }
 
 /** Sends `count` non-streamed chat calls, `IN_FLIGHT` at a time; throws on any non-200. */
-async function send(url: string, key: string, count: number): Promise<void> {
+export async function sendChats(url: string, key: string, count: number): Promise<void> {
   await timedPool(count, IN_FLIGHT, async () => {
-    const res = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: chatHeaders(key), body: chatBody({ stream: false }), signal: AbortSignal.timeout(120_000) });
+    const res = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: chatHeaders(key), body: chatBody({ stream: false }), signal: AbortSignal.timeout(300_000) });
     await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`a counted request answered ${res.status}`);
+    if (res.status !== 200) throw new Error(`a chat call answered ${res.status}`);
   });
 }
 
-/** The `totals:` (or `summary:`) line of a callgrind dump file. */
-function totalOf(file: string): number {
-  const match = /^(?:totals|summary): (\d+)/m.exec(readFileSync(file, 'utf8'));
-  if (!match?.[1]) throw new Error(`no instruction total in ${file}`);
-  return Number(match[1]);
+/** The median of an odd number of figures (the lower middle one of an even number). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN;
+}
+
+/** Counted instructions less what the process does anyway over as long a quiet time, per request. */
+function steady(counted: number, idle: number, idleSeconds: number, countedSeconds: number): number {
+  return Math.round((counted - (idle / idleSeconds) * countedSeconds) / COUNTED_REQUESTS);
 }
 
 /**
- * Instructions of the first dump (`<prefix>.<pid>.1-<thread>`, one file per thread with
- * `--separate-threads=yes`): all threads, and thread 1, the main thread.
+ * One valgrind run of a fresh relay process: warm-up, a quiet window (counters zeroed, then
+ * dumped after `IDLE_SECONDS` with no requests), then `COUNTED_REQUESTS` calls (dumped again).
+ * Timers, lease refreshes and pollers run per second of wall time, and under valgrind a request
+ * takes a hundred times longer than natively, so their instructions would otherwise be charged
+ * to the requests; the quiet window measures them in the same process and they are subtracted.
  */
-function dumpTotals(dir: string, prefix: string): { all: number; main: number } {
-  const files = readdirSync(dir).filter((f) => f.startsWith(prefix) && /\.1-\d+$/.test(f));
-  if (files.length === 0) throw new Error(`no callgrind dump for ${prefix}`);
-  let all = 0;
-  let main = 0;
-  for (const file of files) {
-    const total = totalOf(path.join(dir, file));
-    all += total;
-    if (file.endsWith('-01')) main = total;
-  }
-  return { all, main };
-}
-
-/**
- * Counts, with callgrind, the instructions a relay process executes for a fixed mix of
- * non-streamed chat calls: a fresh copy of it runs under valgrind, is warmed up, its counters
- * are zeroed, `COUNTED_REQUESTS` calls are sent (`IN_FLIGHT` at a time), and the counters are dumped.
- * Unlike wall-clock rows, the figure does not move with what else the shared machine runs.
- */
-async function countRelay(ctx: ScenarioContext, relay: 'floor' | 'farebox'): Promise<InstructionCount> {
+async function countRun(ctx: ScenarioContext, relay: 'floor' | 'farebox', index: number, boot: ReturnType<typeof oneAtATime>): Promise<CallgrindRun> {
   const { stack } = ctx;
   const port = await findFreePort();
   const prefix = `callgrind.${relay}`;
   const wrapper = ['valgrind', '--tool=callgrind', '--smc-check=all-non-file', '--separate-threads=yes', `--callgrind-out-file=${path.join(stack.logDir, `${prefix}.%p`)}`];
   const spec = relay === 'farebox' ? { args: stack.relays.web.args, env: { ...stack.relays.web.env, PORT: String(port) } } : { args: stack.relays.floor(port), env: stack.relays.web.env };
-  const proc: BenchProcess = stack.group.spawn({ name: `${relay}-callgrind`, core: GATEWAY_CORE, wrapper, cwd: process.cwd(), ...spec });
+  const name = `${relay}-callgrind-${index}`;
   const url = `http://127.0.0.1:${port}`;
+  // Each run charges its own account, so the runs' ledger batches do not contend.
+  const key = relay === 'farebox' ? (await fundedAccount(stack.webUrl, stack.adminToken, `bench-${stack.runId}-callgrind-${index}`)).key : stack.account.key;
   try {
-    await waitHttpReady(`${url}/${relay === 'farebox' ? 'readyz' : 'health'}`, proc, 300_000);
-    await send(url, stack.account.key, WARM_UP_REQUESTS);
-    execFileSync('callgrind_control', ['--zero', String(proc.pid)], { stdio: 'ignore' });
-    await send(url, stack.account.key, COUNTED_REQUESTS);
-    execFileSync('callgrind_control', ['--dump', String(proc.pid)], { stdio: 'ignore' });
-    const { all, main } = dumpTotals(stack.logDir, prefix);
-    ctx.log(`${relay}: ${all} instructions (${main} on the main thread) for ${COUNTED_REQUESTS} requests under callgrind`);
-    return { relay, requests: COUNTED_REQUESTS, instructions: all, perRequest: Math.round(all / COUNTED_REQUESTS), mainThreadPerRequest: Math.round(main / COUNTED_REQUESTS) };
+    const proc: BenchProcess = await boot(async () => {
+      // Instruction counts do not depend on CPU contention, so the runs may share both cores.
+      const started = stack.group.spawn({ name, core: `${LOAD_CORE},${GATEWAY_CORE}`, wrapper, cwd: process.cwd(), ...spec });
+      await waitHttpReady(`${url}/${relay === 'farebox' ? 'readyz' : 'health'}`, started, 1_200_000);
+      return started;
+    });
+    ctx.log(`${relay} run ${index + 1}: ready under callgrind; warming up`);
+    await sendChats(url, key, WARM_UP_REQUESTS);
+    ctx.log(`${relay} run ${index + 1}: warmed up; quiet window`);
+    await sleep(SETTLE_SECONDS * 1000);
+    zeroCounters(proc.pid);
+    const idleFrom = performance.now();
+    await sleep(IDLE_SECONDS * 1000);
+    const idleSeconds = (performance.now() - idleFrom) / 1000;
+    dumpCounters(proc.pid);
+    const countedFrom = performance.now();
+    await sendChats(url, key, COUNTED_REQUESTS);
+    const countedSeconds = (performance.now() - countedFrom) / 1000;
+    dumpCounters(proc.pid);
+    const idle = dumpTotals(stack.logDir, prefix, proc.pid, 1);
+    const counted = dumpTotals(stack.logDir, prefix, proc.pid, 2);
+    const run: CallgrindRun = {
+      idle,
+      counted,
+      idleSeconds: Math.round(idleSeconds * 10) / 10,
+      countedSeconds: Math.round(countedSeconds * 10) / 10,
+      perRequest: steady(counted.all, idle.all, idleSeconds, countedSeconds),
+      mainThreadPerRequest: steady(counted.main, idle.main, idleSeconds, countedSeconds),
+    };
+    ctx.log(`${relay} run ${index + 1}: ${run.perRequest} instructions per request (${run.mainThreadPerRequest} on the event-loop thread); idle ${Math.round(idle.all / idleSeconds)}/s over ${run.idleSeconds} s, ${COUNTED_REQUESTS} requests in ${run.countedSeconds} s`);
+    return run;
   } finally {
-    await stack.group.stop(proc.name);
+    await stack.group.stop(name, 60_000);
   }
 }
 
-/** Instructions per request of the floor and of Farebox (see countRelay). */
+/**
+ * Counts, with callgrind, the instructions a relay process executes per non-streamed chat call
+ * in steady state: `RUNS` fresh copies of it, side by side, each warmed up, its idle rate
+ * measured and subtracted (see countRun); the median run is reported. Unlike wall-clock rows,
+ * the figure does not move with what else the shared machine runs.
+ */
+async function countRelay(ctx: ScenarioContext, relay: 'floor' | 'farebox', boot: ReturnType<typeof oneAtATime>): Promise<InstructionCount> {
+  const runs = await Promise.all(Array.from({ length: RUNS }, (_, i) => countRun(ctx, relay, i, boot)));
+  return {
+    relay,
+    requests: COUNTED_REQUESTS,
+    runs,
+    perRequest: median(runs.map((r) => r.perRequest)),
+    mainThreadPerRequest: median(runs.map((r) => r.mainThreadPerRequest)),
+  };
+}
+
+/**
+ * Instructions per request of the floor and of Farebox (see countRelay). Both relays' runs go
+ * side by side too: the floor's runs mostly wait on their calls, and the wall time of the
+ * whole is then about that of Farebox's runs.
+ */
 export async function countInstructions(ctx: ScenarioContext): Promise<InstructionCount[]> {
-  return [await countRelay(ctx, 'floor'), await countRelay(ctx, 'farebox')];
+  const boot = oneAtATime();
+  return Promise.all([countRelay(ctx, 'floor', boot), countRelay(ctx, 'farebox', boot)]);
 }

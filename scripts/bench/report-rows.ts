@@ -5,14 +5,16 @@ import type { StealRecord } from './cpu-steal.js';
  * - `share-of-floor`: Farebox ÷ floor ≥ `share` (max throughput);
  * - `added-over-floor`: Farebox − floor ≤ `ms`, plus the Farebox figure of the measurement
  *   `plus` names when given (p99 at 500 req/s may add the lone durable commit p99 of the run);
- * - `at-least` / `at-most` / `below`: an absolute bound on the Farebox figure.
+ * - `at-least` / `at-most` / `below`: an absolute bound on the Farebox figure;
+ * - `below-peer`: the Farebox figure under the Portkey figure of the same row.
  */
 export type Target =
   | { kind: 'share-of-floor'; share: number }
   | { kind: 'added-over-floor'; ms: number; plus?: { id: string; label: string } }
   | { kind: 'at-least'; value: number }
   | { kind: 'at-most'; value: number }
-  | { kind: 'below'; value: number };
+  | { kind: 'below'; value: number }
+  | { kind: 'below-peer' };
 
 /** What a scenario measured for one row: raw figures only, no ratios or verdicts. */
 export interface Measurement {
@@ -73,7 +75,8 @@ function subtract(a: number | null, b: number | null): number | null {
 const grouped = (n: number): string => n.toLocaleString('en-US', { maximumFractionDigits: 3 });
 
 /** The bound a target resolves to in this run, its text, and why it could not be resolved. */
-function resolveTarget(target: Target, byId: ReadonlyMap<string, Measurement>, unit: string): { limit: number | null; text: string; missing?: string } {
+function resolveTarget(target: Target, m: Measurement, byId: ReadonlyMap<string, Measurement>): { limit: number | null; text: string; missing?: string } {
+  const { unit } = m;
   switch (target.kind) {
     case 'share-of-floor':
       return { limit: target.share, text: `≥ ${Math.round(target.share * 100)}% of floor` };
@@ -90,6 +93,11 @@ function resolveTarget(target: Target, byId: ReadonlyMap<string, Measurement>, u
       return { limit: target.value, text: `≤ ${grouped(target.value)} ${unit}` };
     case 'below':
       return { limit: target.value, text: `< ${grouped(target.value)} ${unit}` };
+    case 'below-peer': {
+      const peer = m.portkey;
+      if (!finite(peer)) return { limit: null, text: '< Portkey', missing: 'Portkey has no figure in this row' };
+      return { limit: peer, text: `< Portkey (${grouped(peer)} ${unit})` };
+    }
   }
 }
 
@@ -107,6 +115,7 @@ function verdict(m: Measurement, target: Target, limit: number | null): boolean 
     case 'at-most':
       return m.farebox <= limit;
     case 'below':
+    case 'below-peer':
       return m.farebox < limit;
   }
 }
@@ -119,7 +128,7 @@ function verdict(m: Measurement, target: Target, limit: number | null): boolean 
 export function buildReport(measurements: readonly Measurement[]): ReportRow[] {
   const byId = new Map(measurements.map((m) => [m.id, m]));
   return measurements.map((m) => {
-    const resolved = m.target ? resolveTarget(m.target, byId, m.unit) : undefined;
+    const resolved = m.target ? resolveTarget(m.target, m, byId) : undefined;
     const met = m.target && resolved ? verdict(m, m.target, resolved.limit) : null;
     const note = [m.note, resolved?.missing].filter(Boolean).join('; ');
     return {

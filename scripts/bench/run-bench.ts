@@ -24,6 +24,7 @@ import { formatNotes, formatTable } from './report-table.js';
 import { ratesScenario } from './scenario-rates.js';
 import { throughputScenario } from './scenario-throughput.js';
 import { tailScenario } from './scenario-tail-rows.js';
+import { instructionsScenario } from './scenario-instructions.js';
 import { failoverScenario } from './scenario-failover.js';
 import { tracingScenario } from './scenario-tracing.js';
 
@@ -34,6 +35,7 @@ const SCENARIOS: ReadonlyArray<[ScenarioGroup, (ctx: ScenarioContext) => Promise
   ['throughput', throughputScenario],
   ['rates', ratesScenario],
   ['tail', tailScenario],
+  ['instructions', instructionsScenario],
   ['ttfb', ttfbScenario],
   ['relay', relayScenario],
   ['open-streams', openStreamsScenario],

@@ -64,8 +64,8 @@ export function measured<T>(ctx: ScenarioContext, label: string, fn: () => Promi
 
 /** Busiest the relays may be together (% of a core) and still count as idle. */
 const IDLE_PERCENT = 10;
-/** The processes that relay chat calls, sharing the gateway core. */
-const RELAYS = new Set(['floor-proxy', 'web', 'portkey']);
+/** The processes that relay chat calls, sharing the gateway core (`web-local`: the tail rows' second web). */
+const RELAYS = new Set(['floor-proxy', 'web', 'web-local', 'portkey']);
 
 /**
  * Waits (up to `maxMs`) until the relays (floor, web, Portkey) are idle: one that fell

@@ -1,3 +1,4 @@
+import { TARGETS } from './bench-targets.js';
 import { BENCH_EMBEDDING_MODEL } from './bench-seed.js';
 import { chatHeaders } from './chat-requests.js';
 import type { Measurement } from './report-rows.js';
@@ -57,7 +58,7 @@ export async function embeddingsScenario(ctx: ScenarioContext): Promise<Scenario
     ...extra,
   });
   const rows: Measurement[] = [
-    row('embeddings-throughput', `embeddings max throughput (${EMBEDDING_INPUTS} inputs/request)`, 'req/s', 'requestsPerSecond', failed > 0 ? { valid: false, note: `${failed} Farebox embeddings calls were not answered 2xx` } : {}),
+    row('embeddings-throughput', `embeddings max throughput (${EMBEDDING_INPUTS} inputs/request)`, 'req/s', 'requestsPerSecond', { target: TARGETS.embeddingsThroughput, ...(failed > 0 ? { valid: false, note: `${failed} Farebox embeddings calls were not answered 2xx` } : {}) }),
     row('embeddings-p99', `embeddings p99 at max throughput (${EMBEDDING_INPUTS} inputs/request)`, 'ms', 'latencyP99Ms'),
   ];
   return { rows, details: { connections: CONNECTIONS, inputs: EMBEDDING_INPUTS, dimensions: DIMENSIONS, ...value } };

@@ -2,15 +2,16 @@ import { collections } from '../../src/platform/store/index.js';
 import { connectMongo } from '../../src/platform/db/index.js';
 import { LedgerWriter } from '../../src/ledger/index.js';
 import { createLogger } from '../../src/platform/log/index.js';
-import { NO_EQUIVALENT, NOT_MEASURED, TARGET_RATE, TARGETS } from './bench-targets.js';
-import { callgrindAvailable, countInstructions, type InstructionCount } from './instruction-counts.js';
+import { NO_EQUIVALENT, TARGET_RATE, TARGETS } from './bench-targets.js';
+import type { StealRecord } from './cpu-steal.js';
 import { chatBody, chatHeaders } from './chat-requests.js';
 import { summarize, type LatencySummary } from './latency-stats.js';
 import { pacedLoad } from './paced-load.js';
 import { loneCommits } from './lone-commits.js';
-import type { Measurement } from './report-rows.js';
+import { startLocalAckWeb } from './local-ack-web.js';
+import type { Measurement, Target } from './report-rows.js';
 import { chatEndpoints, measured, portkeyAbsence, type Endpoint, type EndpointName, type ScenarioContext, type ScenarioOutput } from './scenario-context.js';
-import { pacedRun, SPREAD_ACCOUNTS, spreadAccounts, type PacedRun } from './scenario-tail.js';
+import { isFarebox, pacedRun, SPREAD_ACCOUNTS, spreadAccounts, type PacedRun, type TailEndpoint, type TailRelay } from './scenario-tail.js';
 import { sustained } from './scenario-rates.js';
 
 /** Rates the sustainable-rate walk may visit, req/s. */
@@ -21,7 +22,7 @@ const WALK_STEPS = 4;
 const WARM_UP_RATE = 600;
 const WARM_UP_SECONDS = 8;
 
-type Runs = Partial<Record<EndpointName, PacedRun>>;
+type Runs = Partial<Record<TailRelay, PacedRun>>;
 
 /** The lone commit p99 of this run, measured beside the paced rows (ms). */
 async function loneCommitP99(ctx: ScenarioContext): Promise<LatencySummary> {
@@ -36,9 +37,9 @@ async function loneCommitP99(ctx: ScenarioContext): Promise<LatencySummary> {
 }
 
 /** Every relay at `rate`, from one account (or from the given keys, for Farebox). */
-async function allAt(ctx: ScenarioContext, endpoints: readonly Endpoint[], rate: number, keys?: readonly string[], label?: string): Promise<Runs> {
+async function allAt(ctx: ScenarioContext, endpoints: readonly TailEndpoint[], rate: number, keys?: readonly string[], label?: string): Promise<Runs> {
   const runs: Runs = {};
-  for (const endpoint of endpoints) runs[endpoint.name] = await pacedRun(ctx, endpoint, rate, keys, label);
+  for (const endpoint of endpoints) runs[endpoint.name] = await pacedRun(ctx, endpoint, rate, keys && (endpoint.spreadKeys ?? keys), label);
   return runs;
 }
 
@@ -79,36 +80,33 @@ async function sustainableRates(ctx: ScenarioContext, endpoints: readonly Endpoi
   return { rates, visited };
 }
 
-function pick(runs: Runs, name: EndpointName, figure: 'p50' | 'p99'): number | null {
+function pick(runs: Runs, name: TailRelay, figure: 'p50' | 'p99'): number | null {
   return runs[name]?.latency[figure] ?? null;
 }
 
-function latencyRows(runs: Runs, id: string, label: string, peerNote: string | undefined): Measurement[] {
-  const base = { unit: 'ms', steal: null, ...(peerNote ? { portkeyNote: peerNote } : {}) };
-  const behind = runs.farebox && !sustained(runs.farebox) ? { valid: false, note: `Farebox did not keep up ${label}: ${runs.farebox.achievedRate} req/s answered` } : {};
-  return [
-    { id: `${id}-p50`, scenario: `chat p50 at ${TARGET_RATE} req/s (paced, ${label})`, floor: pick(runs, 'floor', 'p50'), farebox: pick(runs, 'farebox', 'p50'), portkey: pick(runs, 'portkey', 'p50'), ...base },
-    { id: `${id}-p99`, scenario: `chat p99 at ${TARGET_RATE} req/s (paced, ${label})`, floor: pick(runs, 'floor', 'p99'), farebox: pick(runs, 'farebox', 'p99'), portkey: pick(runs, 'portkey', 'p99'), target: TARGETS.p99PacedTail, ...base, ...behind },
-  ];
-}
+/** The two ledger modes the paced rows run Farebox in, and what each is judged against. */
+const MODES: ReadonlyArray<{ relay: 'farebox' | 'farebox-local'; id: string; label: string; p50?: Target; p99: Target }> = [
+  { relay: 'farebox', id: '', label: 'LEDGER_ACK=commit', p99: TARGETS.p99PacedTail },
+  { relay: 'farebox-local', id: '-local', label: 'LEDGER_ACK=local', p50: TARGETS.pacedLocalAheadOfPeer, p99: TARGETS.pacedLocalAheadOfPeer },
+];
 
-function instructionRows(counts: InstructionCount[] | string): Measurement[] {
-  const of = (relay: InstructionCount['relay'], figure: 'perRequest' | 'mainThreadPerRequest') => (typeof counts === 'string' ? null : (counts.find((c) => c.relay === relay)?.[figure] ?? null));
-  const row = (id: string, scenario: string, figure: 'perRequest' | 'mainThreadPerRequest'): Measurement => ({
-    id,
-    scenario,
-    unit: 'instr',
-    floor: of('floor', figure),
-    farebox: of('farebox', figure),
-    portkey: null,
-    portkeyNote: NOT_MEASURED,
-    ...(typeof counts === 'string' ? { note: counts } : {}),
-    steal: null,
+/** p50 and p99 of Farebox in each ledger mode beside the floor and Portkey of the same load. */
+function latencyRows(runs: Runs, id: string, label: string, peerNote: string | undefined): Measurement[] {
+  return MODES.filter((mode) => runs[mode.relay]).flatMap((mode) => {
+    const base = { unit: 'ms', steal: null, ...(peerNote ? { portkeyNote: peerNote } : {}) };
+    const run = runs[mode.relay];
+    const behind = run && !sustained(run) ? { valid: false, note: `Farebox (${mode.label}) did not keep up ${label}: ${run.achievedRate} req/s answered` } : {};
+    const row = (figure: 'p50' | 'p99', target: Target | undefined): Measurement => ({
+      id: `${id}${mode.id}-${figure}`,
+      scenario: `chat ${figure} at ${TARGET_RATE} req/s (paced, ${label}, ${mode.label})`,
+      floor: pick(runs, 'floor', figure),
+      farebox: pick(runs, mode.relay, figure),
+      portkey: pick(runs, 'portkey', figure),
+      ...(target ? { target, ...behind } : {}),
+      ...base,
+    });
+    return [row('p50', mode.p50), row('p99', mode.p99)];
   });
-  return [
-    row('chat-instructions', 'instructions per non-streamed chat, all threads (callgrind)', 'perRequest'),
-    row('chat-instructions-main', 'instructions per non-streamed chat, event-loop thread (callgrind)', 'mainThreadPerRequest'),
-  ];
 }
 
 /**
@@ -116,29 +114,44 @@ function instructionRows(counts: InstructionCount[] | string): Measurement[] {
  * paced row: V8 compiles what is hot over the first thousands of requests, and a relay with
  * more code would otherwise pay for its compilation inside the first rows measured.
  */
-async function warmUp(ctx: ScenarioContext, endpoints: readonly Endpoint[], keys: readonly string[]): Promise<void> {
+async function warmUp(ctx: ScenarioContext, endpoints: readonly TailEndpoint[], keys: readonly string[]): Promise<void> {
   for (const endpoint of endpoints) {
-    const headers = endpoint.name === 'farebox' ? [ctx.stack.account.key, ...keys].map(chatHeaders) : endpoint.headers;
+    const headers = isFarebox(endpoint) ? [endpoint.headers, ...(endpoint.spreadKeys ?? keys).map(chatHeaders)] : endpoint.headers;
     await pacedLoad({ origin: endpoint.url, path: '/v1/chat/completions', headers, body: chatBody({ stream: false }), rate: WARM_UP_RATE, seconds: WARM_UP_SECONDS, connections: 64 });
   }
 }
 
+/** The chat endpoints with the local-ack web after the stack's own, so each load shape measures both modes back to back. */
+function withLocalAck(endpoints: readonly Endpoint[], local: TailEndpoint): TailEndpoint[] {
+  return endpoints.flatMap((endpoint): TailEndpoint[] => (endpoint.name === 'farebox' ? [endpoint, local] : [endpoint]));
+}
+
 /**
- * Open-loop tail on one account and spread over 50, the sustainable paced rate of each relay,
- * and instructions per request (DESIGN §9). Every Farebox paced run also records what its web
- * process did (CPU per request, ledger batches, commit times, event-loop delay) and every run
- * how late the generator itself sent.
+ * Open-loop tail on one account and spread over 50, with Farebox in both ledger modes (the
+ * stack's web acknowledges a charge once committed, a second web with `LEDGER_ACK=local` once
+ * spooled), and the sustainable paced rate of each relay (commit mode) (DESIGN §9). Every
+ * Farebox paced run also records what its web process did (CPU per request, ledger batches,
+ * commit times, event-loop delay) and every run how late the generator itself sent.
  */
 export async function tailScenario(ctx: ScenarioContext): Promise<ScenarioOutput> {
   const endpoints = chatEndpoints(ctx);
   const accounts = await spreadAccounts(ctx);
-  await warmUp(ctx, endpoints, accounts.map((a) => a.key));
-  const { value: lone, steal } = await measured(ctx, 'lone commit (tail)', () => loneCommitP99(ctx));
-  ctx.log(`tail: lone commit p50 ${lone.p50} p99 ${lone.p99} ms`);
-  const one = await allAt(ctx, endpoints, TARGET_RATE);
-  const spread = await allAt(ctx, endpoints, TARGET_RATE, accounts.map((a) => a.key), `, ${SPREAD_ACCOUNTS} accounts`);
+  const localWeb = await startLocalAckWeb(ctx);
+  let one: Runs;
+  let spread: Runs;
+  let lone: LatencySummary;
+  let steal: StealRecord;
+  try {
+    const both = withLocalAck(endpoints, localWeb.endpoint);
+    await warmUp(ctx, both, accounts.map((a) => a.key));
+    ({ value: lone, steal } = await measured(ctx, 'lone commit (tail)', () => loneCommitP99(ctx)));
+    ctx.log(`tail: lone commit p50 ${lone.p50} p99 ${lone.p99} ms`);
+    one = await allAt(ctx, both, TARGET_RATE);
+    spread = await allAt(ctx, both, TARGET_RATE, accounts.map((a) => a.key), `, ${SPREAD_ACCOUNTS} accounts`);
+  } finally {
+    await localWeb.stop();
+  }
   const walk = await sustainableRates(ctx, endpoints, one, lone.p99);
-  const counts = callgrindAvailable() ? await countInstructions(ctx) : 'valgrind (callgrind) is not installed';
   const peerNote = portkeyAbsence(ctx);
   const rows: Measurement[] = [
     { id: 'tail-lone-p99', scenario: 'ledger lone charge commit p99 (tail run)', unit: 'ms', floor: null, farebox: lone.p99, portkey: null, portkeyNote: NO_EQUIVALENT, steal },
@@ -155,7 +168,6 @@ export async function tailScenario(ctx: ScenarioContext): Promise<ScenarioOutput
       note: `rates tried: ${WALK_RATES.filter((r) => walk.visited[r]).join(', ')} req/s; a relay's figure is null when it stayed outside even at the lowest rate its walk reached`,
       steal: null,
     },
-    ...instructionRows(counts),
   ];
-  return { rows, details: { loneCommit: lone, oneAccount: one, spreadAccounts: spread, walk, instructions: counts } };
+  return { rows, details: { loneCommit: lone, oneAccount: one, spreadAccounts: spread, walk } };
 }

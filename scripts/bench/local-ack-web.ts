@@ -1,0 +1,64 @@
+import path from 'node:path';
+import { repoRoot } from '../services/farebox-paths.js';
+import { findFreePort } from '../services/free-port.js';
+import { dropBenchData } from './bench-cleanup.js';
+import { waitHttpReady } from './bench-processes.js';
+import { seedBench } from './bench-seed.js';
+import { GATEWAY_CORE, runRelease } from './bench-stack.js';
+import { chatHeaders } from './chat-requests.js';
+import type { ScenarioContext } from './scenario-context.js';
+import { spreadAccounts, type TailEndpoint } from './scenario-tail.js';
+
+/** A second web, started for the tail rows in the other ledger mode. */
+export interface LocalAckWeb {
+  endpoint: TailEndpoint;
+  stop(): Promise<void>;
+}
+
+/**
+ * A second `web` beside the stack's own on the gateway core, with `LEDGER_ACK=local`: a charge
+ * is acknowledged once it is fsync'd to the local spool (its own folder in the run's log
+ * folder) and reaches MongoDB behind. It has its own database and Redis prefix (models, account
+ * and spread accounts seeded through it): while one process holds spooled charges, every
+ * commit-mode process on the same database turns paid work away, so on a shared one the modes
+ * would measure each other. It is tracked like the other relays while it runs, so the CPU lines
+ * show it and `settle` waits for it too.
+ */
+export async function startLocalAckWeb(ctx: ScenarioContext): Promise<LocalAckWeb> {
+  const { stack } = ctx;
+  const port = await findFreePort();
+  const env: NodeJS.ProcessEnv = {
+    ...stack.relays.web.env,
+    PORT: String(port),
+    MONGODB_DB: `${stack.dbName}_local`,
+    REDIS_PREFIX: `${stack.redisPrefix}_local`,
+    LEDGER_ACK: 'local',
+    CHARGE_SPOOL_DIR: path.join(stack.logDir, 'spool-local'),
+  };
+  const drop = (): Promise<void> => dropBenchData(stack.services, env.MONGODB_DB ?? '', env.REDIS_PREFIX ?? '').catch((err: unknown) => ctx.log(`cleanup of local-ack data failed: ${String(err)}`));
+  runRelease(repoRoot(), stack.runtime, env);
+  const proc = stack.group.spawn({ name: 'web-local', core: GATEWAY_CORE, args: stack.relays.web.args, env, cwd: repoRoot() });
+  const url = `http://127.0.0.1:${port}`;
+  let endpoint: TailEndpoint;
+  try {
+    await waitHttpReady(`${url}/readyz`, proc, 90_000);
+    const account = await seedBench(url, stack.adminToken, `${stack.runId}-local`);
+    const spread = await spreadAccounts(ctx, url);
+    endpoint = { name: 'farebox-local', url, headers: chatHeaders(account.key), pid: proc.pid, spreadKeys: spread.map((a) => a.key) };
+  } catch (err) {
+    await stack.group.stop(proc.name);
+    await drop();
+    throw err;
+  }
+  const tracked = { name: proc.name, pid: proc.pid, core: proc.core };
+  stack.tracked.push(tracked);
+  ctx.log(`web with LEDGER_ACK=local at ${url} (database ${env.MONGODB_DB})`);
+  return {
+    endpoint,
+    stop: async () => {
+      stack.tracked.splice(stack.tracked.indexOf(tracked), 1);
+      await stack.group.stop(proc.name);
+      await drop();
+    },
+  };
+}
