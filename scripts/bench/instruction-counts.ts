@@ -62,12 +62,24 @@ export interface InstructionCount {
   mainThreadPerRequest: number;
 }
 
-/** Sends `count` non-streamed chat calls, `IN_FLIGHT` at a time; throws on any non-200. */
-export async function sendChats(url: string, key: string, count: number): Promise<void> {
+/** Tries of one warm-up call before the run gives up. */
+const WARM_UP_TRIES = 30;
+
+/**
+ * Sends `count` non-streamed chat calls, `IN_FLIGHT` at a time; throws on any non-200, except
+ * while warming up (`tries` > 1): under valgrind a web's wall-clock waits (a commit's 5 s before
+ * it spools, a spool lock's refresh) can run out, and it answers 503 for a moment; such a call
+ * is sent again after a second.
+ */
+export async function sendChats(url: string, key: string, count: number, tries = 1): Promise<void> {
   await timedPool(count, IN_FLIGHT, async () => {
-    const res = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: chatHeaders(key), body: chatBody({ stream: false }), signal: AbortSignal.timeout(300_000) });
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`a chat call answered ${res.status}`);
+    for (let attempt = 1; ; attempt++) {
+      const res = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: chatHeaders(key), body: chatBody({ stream: false }), signal: AbortSignal.timeout(300_000) });
+      await res.arrayBuffer();
+      if (res.status === 200) return;
+      if (attempt >= tries) throw new Error(`a chat call answered ${res.status}`);
+      await sleep(1_000);
+    }
   });
 }
 
@@ -107,7 +119,7 @@ async function countRun(ctx: ScenarioContext, relay: 'floor' | 'farebox', index:
       return started;
     });
     ctx.log(`${relay} run ${index + 1}: ready under callgrind; warming up`);
-    await sendChats(url, key, WARM_UP_REQUESTS);
+    await sendChats(url, key, WARM_UP_REQUESTS, WARM_UP_TRIES);
     ctx.log(`${relay} run ${index + 1}: warmed up; quiet window`);
     await sleep(SETTLE_SECONDS * 1000);
     zeroCounters(proc.pid);
