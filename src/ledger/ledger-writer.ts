@@ -7,7 +7,7 @@ import type { ChainHead } from './ledger-chain.js';
 import type { LedgerWriterObserver, LedgerBatch } from './ledger-observer.js';
 import type { AccountCollections, KeyCollections } from '../accounts/index.js';
 import type { LedgerCollections } from './ledger-collection.js';
-import { ORPHAN_IDLE_MS, OrphanedTransactions } from './orphaned-transactions.js';
+import { ORPHAN_IDLE_MS, OrphanedTransactions, sessionHex } from './orphaned-transactions.js';
 
 export type { ChargeOutcome, ChargeRequest } from './apply-charges.js';
 export type { LedgerBatch, LedgerWriterObserver } from './ledger-observer.js';
@@ -16,7 +16,7 @@ export type { LedgerBatch, LedgerWriterObserver } from './ledger-observer.js';
 const DEFAULT_PARALLEL_AT = 64;
 
 /** How long a batch may take before the writer looks for transactions a dead process left open. */
-const DEFAULT_REAP_AFTER_MS = 1_000;
+const DEFAULT_REAP_AFTER_MS = 2_000;
 
 /** Most accounts whose chain head a writer remembers. */
 const MAX_HEAD_HINTS = 100_000;
@@ -81,6 +81,8 @@ export class LedgerWriter {
   private readonly observer: LedgerWriterObserver | undefined;
   private readonly reapAfterMs: number;
   private readonly orphans: OrphanedTransactions;
+  /** Sessions of batches in flight. */
+  private readonly sessions = new Set<ClientSession>();
 
   constructor(
     private readonly client: MongoClient,
@@ -186,12 +188,18 @@ export class LedgerWriter {
     this.inFlight.add(run);
   }
 
+  /** The ids of this writer's sessions in use, which the reaper must never kill. */
+  private ownSessions(): Set<string> {
+    return new Set([...this.sessions].map((s) => sessionHex(s.id)));
+  }
+
   private async commit(batch: Pending[], info: LedgerBatch): Promise<void> {
     const session: ClientSession = this.client.startSession();
+    this.sessions.add(session);
     const started = performance.now();
     // A batch that takes long may be retrying against a transaction a dead process left open
     // on the same account or key: end that one rather than wait out MongoDB's one-minute limit.
-    const reaper = this.reapAfterMs > 0 ? setInterval(() => void this.orphans.reap(), this.reapAfterMs) : undefined;
+    const reaper = this.reapAfterMs > 0 ? setInterval(() => void this.orphans.reap(this.ownSessions()), this.reapAfterMs) : undefined;
     reaper?.unref();
     try {
       const outcomes = await this.transact(session, batch.map((p) => p.request));
@@ -208,6 +216,7 @@ export class LedgerWriter {
       for (const p of batch) p.reject(err);
     } finally {
       clearInterval(reaper);
+      this.sessions.delete(session);
       await session.endSession().catch(() => undefined);
     }
   }

@@ -3,13 +3,15 @@ import type { Logger } from 'pino';
 
 /**
  * How long a transaction must have done nothing before it counts as left behind. A live
- * writer's transaction is busy for milliseconds between its statements; one idle this long
- * belongs to a process that died mid-commit (or one stalled so long that a retry is cheaper).
+ * writer's transaction is busy for milliseconds between its statements, but an overloaded
+ * process can leave one waiting for its event loop for a second or two; killing those turned
+ * an overload into a collapse (every retry was killed again). One idle this long belongs to a
+ * process that died mid-commit, or one stalled so long that a retry is cheaper.
  */
-export const ORPHAN_IDLE_MS = 3_000;
+export const ORPHAN_IDLE_MS = 10_000;
 
 /** Fewest milliseconds between two looks, so a slow MongoDB is not asked on every batch. */
-const MIN_INTERVAL_MS = 1_000;
+const MIN_INTERVAL_MS = 2_000;
 
 /**
  * Ends MongoDB transactions that processes which died mid-commit left open. A process killed
@@ -37,18 +39,21 @@ export class OrphanedTransactions {
     private readonly idleMs = ORPHAN_IDLE_MS,
   ) {}
 
-  /** Looks for left-behind transactions and aborts them; resolves with how many (0 when skipped). */
-  reap(): Promise<number> {
+  /**
+   * Looks for left-behind transactions and aborts them; resolves with how many (0 when
+   * skipped). `own` names this process's sessions in use (their ids as hex): never killed.
+   */
+  reap(own: ReadonlySet<string> = new Set()): Promise<number> {
     if (this.running) return this.running;
     if (Date.now() - this.lastRun < MIN_INTERVAL_MS) return Promise.resolve(0);
     this.lastRun = Date.now();
-    this.running = this.run().finally(() => {
+    this.running = this.run(own).finally(() => {
       this.running = undefined;
     });
     return this.running;
   }
 
-  private async run(): Promise<number> {
+  private async run(own: ReadonlySet<string>): Promise<number> {
     try {
       const admin = this.client.db('admin');
       const idle = await admin
@@ -58,7 +63,7 @@ export class OrphanedTransactions {
           { $project: { _id: 0, lsid: 1 } },
         ])
         .toArray();
-      const sessions = idle.map((op) => op.lsid).filter((lsid) => lsid !== undefined && lsid !== null);
+      const sessions = idle.map((op) => op.lsid).filter((lsid) => lsid !== undefined && lsid !== null && !own.has(sessionHex(lsid)));
       if (sessions.length === 0) return 0;
       await admin.command({ killSessions: sessions });
       this.log.warn({ transactions: sessions.length }, 'aborted MongoDB transactions left open by a process that died mid-commit');
@@ -68,4 +73,10 @@ export class OrphanedTransactions {
       return 0;
     }
   }
+}
+
+/** A session id (`lsid`) as hex: its `id` UUID's bytes, as the driver and `$currentOp` both give them. */
+export function sessionHex(lsid: Document | undefined): string {
+  const id = (lsid as { id?: { toString(encoding: 'hex'): string } } | undefined)?.id;
+  return id ? id.toString('hex') : '';
 }

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerWriter } from '../../../src/ledger/ledger-writer.js';
+import { OrphanedTransactions, sessionHex } from '../../../src/ledger/orphaned-transactions.js';
 import { adminClient } from '../../helpers/admin-client.js';
 import { startTestGateway, type TestGateway } from '../../helpers/test-gateway.js';
 
@@ -68,4 +69,22 @@ describe('a process killed in the middle of a ledger transaction', () => {
     expect(account?.balance).toBe(1_000_000_000n - 1_000n);
     expect((account as Record<string, unknown> | null)?.left_open_by_a_dead_process).toBeUndefined();
   }, 90_000);
+
+  it("never aborts this process's own transaction in use, however long it has been idle", async () => {
+    const accountId = await adminClient(gw.url).createAccount();
+    const session = gw.deps.mongo.client.startSession();
+    try {
+      session.startTransaction({ writeConcern: { w: 'majority' } });
+      await gw.deps.c.accounts.updateOne({ _id: accountId }, { $set: { note: 'still working' } }, { session });
+      const own = sessionHex(session.id);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const reaper = new OrphanedTransactions(gw.deps.mongo.client, gw.deps.log, 1_000);
+      expect(await reaper.reap(new Set([own]))).toBe(0);
+      expect(await stillOpen(own)).toBe(true);
+      await session.commitTransaction();
+      expect(((await gw.deps.c.accounts.findOne({ _id: accountId })) as Record<string, unknown> | null)?.note).toBe('still working');
+    } finally {
+      await session.endSession();
+    }
+  });
 });
