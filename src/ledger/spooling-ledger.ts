@@ -29,7 +29,7 @@ const LOCAL_BACKLOG_MS = 2_000;
 /** Under `local`, a fully drained spool file is replaced by a new one after this long. */
 const LOCAL_ROTATE_MS = 5_000;
 
-/** Longest a mirror rebuild waits for older spooled charges to reach MongoDB. */
+/** Longest a mirror rebuild or a read of money figures waits for older spooled charges to reach MongoDB. */
 const SETTLE_WAIT_MS = 5_000;
 
 /** How often MongoDB's health is looked at while charges wait for their commit. */
@@ -56,7 +56,8 @@ function isRetryable(err: unknown): boolean {
  * durable when `charge` resolves, so delivered work is never lost. `canCharge` says whether new
  * paid work may be admitted: under `commit`, only while MongoDB is writable and no process
  * holds spooled charges; under `local`, only while MongoDB is writable and no spool lags behind.
- * `settled` holds a mirror rebuild until the charges spooled before it are in MongoDB.
+ * `settled` holds mirror rebuilds and reads of money figures until the charges acknowledged
+ * before them are in MongoDB.
  */
 export class SpoolingLedger {
   private readonly timer: NodeJS.Timeout;
@@ -108,7 +109,7 @@ export class SpoolingLedger {
 
   /**
    * Resolves once every charge acknowledged before now, by this process or another, is in
-   * MongoDB, so a mirror rebuilt from it next counts them all. Under `commit` that is at once
+   * MongoDB, so a mirror rebuilt from it, or a balance read from it, next counts them all. Under `commit` that is at once
    * (a charge is acknowledged after its commit, or paid work is closed while any is spooled).
    * Under `local` it waits for this spool's drain and for every other process to say, after
    * now, that its older charges are drained; a 503 if that takes longer than a rebuild may wait.
