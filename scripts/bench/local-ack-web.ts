@@ -1,13 +1,11 @@
 import path from 'node:path';
-import { repoRoot } from '../services/farebox-paths.js';
-import { findFreePort } from '../services/free-port.js';
 import { dropBenchData } from './bench-cleanup.js';
 import { waitHttpReady } from './bench-processes.js';
 import { seedBench } from './bench-seed.js';
-import { GATEWAY_CORE, runRelease } from './bench-stack.js';
 import { chatHeaders } from './chat-requests.js';
 import type { ScenarioContext } from './scenario-context.js';
 import { spreadAccounts, type TailEndpoint } from './scenario-tail.js';
+import { startSideWeb } from './side-web.js';
 
 /** A second web, started for the tail rows in the other ledger mode. */
 export interface LocalAckWeb {
@@ -26,19 +24,8 @@ export interface LocalAckWeb {
  */
 export async function startLocalAckWeb(ctx: ScenarioContext): Promise<LocalAckWeb> {
   const { stack } = ctx;
-  const port = await findFreePort();
-  const env: NodeJS.ProcessEnv = {
-    ...stack.relays.web.env,
-    PORT: String(port),
-    MONGODB_DB: `${stack.dbName}_local`,
-    REDIS_PREFIX: `${stack.redisPrefix}_local`,
-    LEDGER_ACK: 'local',
-    CHARGE_SPOOL_DIR: path.join(stack.logDir, 'spool-local'),
-  };
+  const { url, proc, env } = await startSideWeb(ctx, 'local', { LEDGER_ACK: 'local', CHARGE_SPOOL_DIR: path.join(stack.logDir, 'spool-local') });
   const drop = (): Promise<void> => dropBenchData(stack.services, env.MONGODB_DB ?? '', env.REDIS_PREFIX ?? '').catch((err: unknown) => ctx.log(`cleanup of local-ack data failed: ${String(err)}`));
-  runRelease(repoRoot(), stack.runtime, env);
-  const proc = stack.group.spawn({ name: 'web-local', core: GATEWAY_CORE, args: stack.relays.web.args, env, cwd: repoRoot() });
-  const url = `http://127.0.0.1:${port}`;
   let endpoint: TailEndpoint;
   try {
     await waitHttpReady(`${url}/readyz`, proc, 90_000);

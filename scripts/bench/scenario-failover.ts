@@ -1,16 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { findFreePort } from '../services/free-port.js';
-import { repoRoot } from '../services/farebox-paths.js';
 import { dropBenchData } from './bench-cleanup.js';
 import { waitHttpReady } from './bench-processes.js';
 import { admin, BENCH_CHAT_MODEL, seedBench, type BenchAccount } from './bench-seed.js';
-import { GATEWAY_CORE, runRelease } from './bench-stack.js';
 import { NOT_MEASURED } from './bench-targets.js';
 import { chatBody, chatHeaders } from './chat-requests.js';
 import { summarize } from './latency-stats.js';
 import type { Measurement } from './report-rows.js';
 import type { ScenarioContext, ScenarioOutput } from './scenario-context.js';
+import { startSideWeb } from './side-web.js';
 
 /** How the first route of a model fails, and the mock path (or address) that fails that way. */
 interface FailureKind {
@@ -104,19 +103,11 @@ async function measureKind(url: string, account: BenchAccount, kind: FailureKind
  */
 export async function failoverScenario(ctx: ScenarioContext): Promise<ScenarioOutput> {
   const { stack } = ctx;
-  const port = await findFreePort();
-  const env: NodeJS.ProcessEnv = {
-    ...stack.relays.web.env,
-    PORT: String(port),
-    MONGODB_DB: `${stack.dbName}_failover`,
-    REDIS_PREFIX: `${stack.redisPrefix}_failover`,
+  const { url, proc, env } = await startSideWeb(ctx, 'failover', {
     PROVIDERS_FILE: await writeProviders(ctx),
     UPSTREAM_FIRST_BYTE_TIMEOUT_MS: String(FIRST_BYTE_TIMEOUT_MS),
     ROUTE_BREAKER_FAILURES: '1000000',
-  };
-  runRelease(repoRoot(), stack.runtime, env);
-  const proc = stack.group.spawn({ name: 'web-failover', core: GATEWAY_CORE, args: stack.relays.web.args, env, cwd: process.cwd() });
-  const url = `http://127.0.0.1:${port}`;
+  });
   const samples = ctx.plan.failoverSamples;
   const rows: Measurement[] = [];
   const details: Record<string, unknown> = { samples, firstByteTimeoutMs: FIRST_BYTE_TIMEOUT_MS };

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Collection } from 'mongodb';
 import { createdWithin, type TimeRange } from './record-filters.js';
-import { LEDGER_FACT_FIELDS, type LedgerFacts, needsLedgerFacts, RECEIPT_FIELDS, storedReceipt } from './record-receipt.js';
+import { LEDGER_FACT_FIELDS, type LedgerFacts, needsLedgerFacts, RECEIPT_FIELDS, type ReceiptRecord, storedReceipt } from './record-receipt.js';
 import type { LedgerDoc } from '../ledger-types.js';
 import type { RequestRecordDoc } from './request-record-types.js';
 import type { ReceiptSigner } from '../receipts/receipt-signer.js';
@@ -15,6 +15,15 @@ export function signStoredReceipt(stored: string | SignedReceipt, signer: Pick<R
 /** A signed receipt as the API shows it: the signed fields plus the payload parsed. */
 export function toReceiptView(signed: SignedReceipt) {
   return { ...signed, receipt: JSON.parse(signed.payload) as unknown };
+}
+
+/**
+ * A record's receipt text (see `storedReceipt`), reading its ledger entry only when the record
+ * predates the commit (see `needsLedgerFacts`).
+ */
+export async function receiptOf(ledger: Collection<LedgerDoc>, record: ReceiptRecord): Promise<string | SignedReceipt | undefined> {
+  const entry = needsLedgerFacts(record) ? await ledger.findOne<LedgerFacts>({ _id: record._id }, { projection: LEDGER_FACT_FIELDS }) : undefined;
+  return storedReceipt(record, entry);
 }
 
 /**
@@ -37,8 +46,7 @@ export function receiptLines(
     .sort({ created_at: 1, _id: 1 });
   async function* lines(): AsyncGenerator<string> {
     for await (const doc of cursor) {
-      const entry = needsLedgerFacts(doc) ? await ledger.findOne<LedgerFacts>({ _id: doc._id }, { projection: LEDGER_FACT_FIELDS }) : undefined;
-      const stored = storedReceipt(doc, entry);
+      const stored = await receiptOf(ledger, doc);
       if (stored) yield `${JSON.stringify(toReceiptView(signStoredReceipt(stored, signer)))}\n`;
     }
   }

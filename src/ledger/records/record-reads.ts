@@ -6,8 +6,7 @@ import { usageOfEndUser } from './end-user-usage.js';
 import type { RecordCollections } from './record-collection.js';
 import type { RecordFilters, TimeRange } from './record-filters.js';
 import { findRecord, listRecords } from './record-query.js';
-import { receiptLines } from './receipt-export.js';
-import { LEDGER_FACT_FIELDS, type LedgerFacts, needsLedgerFacts, storedReceipt } from './record-receipt.js';
+import { receiptLines, receiptOf } from './receipt-export.js';
 import type { SignedReceipt } from '../receipts/receipt-types.js';
 import { usageByDay, type UsageRow } from './usage-query.js';
 
@@ -41,9 +40,7 @@ export class RecordReads {
   /** One request's receipt text (within one account), or undefined when it was not charged. */
   async receipt(requestId: string, accountId: string): Promise<string | SignedReceipt | undefined> {
     const record = await this.find(requestId, accountId);
-    if (record === null) return undefined;
-    const entry = needsLedgerFacts(record) ? await this.c.ledger.findOne<LedgerFacts>({ _id: requestId }, { projection: LEDGER_FACT_FIELDS }) : undefined;
-    return storedReceipt(record, entry);
+    return record === null ? undefined : receiptOf(this.c.ledger, record);
   }
 
   /**
