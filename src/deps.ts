@@ -122,10 +122,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   const catalog = new CatalogCache(catalogRepository, log);
   const health = new MongoHealth(mongo.client);
   const keyAuth = new KeyAuthenticator(c, clock, undefined, health);
-  const announceKey = async (key: { _id: string; hash: string }) => {
-    keyAuth.forget(key.hash);
-    await bus.publish({ type: 'key', keyId: key._id, hash: key.hash });
-  };
+  const announceKey = (key: { _id: string; hash: string }) => bus.publish({ type: 'key', keyId: key._id, hash: key.hash });
   const accounts = new AccountService(c, async (accountId) => bus.publish({ type: 'account', accountId }));
   const webhooks = new Webhooks({ c, redis, redisPrefix: config.redisPrefix, settings: config.webhooks, clock, log, resolver: options.resolver });
   const credits = new LedgerCredits(mongo.client, c, async (accountId, entry) => {
@@ -142,7 +139,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
 
   bus.subscribe((event) => {
     if (event.type === 'key') keyAuth.forget(event.hash);
-    if (event.type === 'catalog') void catalog.reloadQuietly();
+    if (event.type === 'catalog') return catalog.reloadQuietly();
   });
   await catalog.start();
   const receipts = createReceiptSigner(config, log);

@@ -118,7 +118,7 @@ export class RedisAdmission implements Admission {
       if (event.type !== 'account') return;
       this.tiers.forget(event.accountId);
       // A credit changed the balance in MongoDB: drop the mirror so the next request re-reads it.
-      void this.mirrors.invalidateBalance(event.accountId).catch(() => undefined);
+      return this.mirrors.invalidateBalance(event.accountId);
     });
   }
 

@@ -92,17 +92,20 @@ describe('Farebox on a Redis Cluster', () => {
   });
 
   it('carries cache invalidations between processes over sharded pub/sub', async () => {
-    const bus = createInvalidationBus(redis, loadConfig(env).redis, uniqueName('bus'), createLogger('silent'));
+    // Two buses on one channel stand for two processes: the publisher's own handlers are not the path.
+    const channel = uniqueName('bus');
+    const listener = createInvalidationBus(redis, loadConfig(env).redis, channel, createLogger('silent'));
+    const publisher = createInvalidationBus(redis, loadConfig(env).redis, channel, createLogger('silent'));
     try {
-      const received = new Promise<Invalidation>((resolve) => bus.subscribe(resolve));
+      const received = new Promise<Invalidation>((resolve) => listener.subscribe(resolve));
       let event: Invalidation | undefined;
       for (let i = 0; i < 100 && !event; i += 1) {
-        await bus.publish({ type: 'account', accountId: 'acct_x' });
+        await publisher.publish({ type: 'account', accountId: 'acct_x' });
         event = await Promise.race([received, new Promise<undefined>((r) => setTimeout(() => r(undefined), 100))]);
       }
       expect(event).toEqual({ type: 'account', accountId: 'acct_x' });
     } finally {
-      await bus.close();
+      await Promise.all([listener.close(), publisher.close()]);
     }
   });
 

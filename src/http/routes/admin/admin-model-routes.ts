@@ -72,10 +72,8 @@ export function adminModelRoutes(deps: AdminModelDeps & { readonly routeHealth?:
     if (!model) throw new GatewayError('model_not_found', `Model '${id}' does not exist.`, { param: 'model' });
     ctx.body = { data: operatorView(model, deps.providers, deps.routeHealth) };
   });
-  const announce = async () => {
-    await deps.catalog.reload();
-    await deps.bus.publish({ type: 'catalog' });
-  };
+  // Publishing reloads this process's catalog before it returns, then every other one.
+  const announce = () => deps.bus.publish({ type: 'catalog' });
   router.put('/models/:vendor/:model', async (ctx) => {
     const input = validate(modelInputSchema, ctx.request.body);
     const doc = await deps.catalogRepository.upsert(modelId(ctx), input);
