@@ -9,22 +9,36 @@ import { keySlot } from '../platform/redis/index.js';
  * holds from a snapshot are never read again.
  */
 export class AdmissionKeys {
+  private common = '0';
+
   /** Generation of every slot without one of its own (a single Redis: all of them). */
-  generation = '0';
+  get generation(): string {
+    return this.common;
+  }
+
+  set generation(generation: string) {
+    this.setGeneration(undefined, generation);
+  }
   /** Generations of cluster slots, set per shard by RedisEpoch once verified. */
   private readonly bySlot = new Map<number, string>();
 
   constructor(private readonly prefix: string) {}
 
+  /** The last scope named, since the keys of one script call all share it. */
+  private lastScope = { accountId: '', scope: '' };
+
   /** The generation an account's keys carry now. */
   generationOf(accountId: string): string {
+    // A single Redis has no per-slot generations: no CRC16 of the account on every key.
+    if (this.bySlot.size === 0) return this.generation;
     return this.bySlot.get(accountSlot(accountId)) ?? this.generation;
   }
 
   /** Sets the generation of some slots (a cluster shard), or of all of them. */
   setGeneration(slots: readonly number[] | undefined, generation: string): void {
+    this.lastScope = { accountId: '', scope: '' };
     if (slots === undefined) {
-      this.generation = generation;
+      this.common = generation;
       this.bySlot.clear();
       return;
     }
@@ -46,7 +60,13 @@ export class AdmissionKeys {
   }
 
   private scope(accountId: string): string {
-    return `${this.prefix}:adm:${this.generationOf(accountId)}:{${accountId}}`;
+    if (this.lastScope.accountId !== accountId) this.lastScope = { accountId, scope: `${this.prefix}:adm:${this.generationOf(accountId)}:{${accountId}}` };
+    return this.lastScope.scope;
+  }
+
+  /** A name in the account's slot for a script key the call does not use (the bare hash tag). */
+  unused(accountId: string): string {
+    return `{${accountId}}`;
   }
 
   /** Balance mirror of an account, nano-USD. */

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { type BilledUnits, type Clock, costLinesWire, type CostLineWire, priceUnits } from '../billing/index.js';
+import { type BilledUnits, type Clock, costLinesWire, type CostLineWire, priceUnits, SPEND_MIRRORS } from '../billing/index.js';
 import type { CatalogModel } from '../catalog/index.js';
 import type { KeyDoc } from '../accounts/index.js';
 import type { ChargeOutcome, ChargeRequest } from '../ledger/index.js';
@@ -162,13 +162,14 @@ export class RedisAdmissionTicket implements AdmissionTicket {
     const cost = outcome ? outcome.cost.toString() : '0';
     const keyCaps = this.key.limits.spend_cap ?? {};
     const caps = this.limits?.caps ?? [keyCaps.lifetime, keyCaps.day, keyCaps.week, keyCaps.month];
-    const tracked = ['1', ...Array.from({ length: 10 }, (_, i) => (caps[i] === undefined ? '0' : '1'))];
+    const spendTracked = Array.from({ length: SPEND_MIRRORS.length }, (_, i) => caps[i] !== undefined);
+    const tracked = ['1', ...spendTracked.map((t) => (t ? '1' : '0'))];
     try {
       await this.ctx.epoch?.ready(accountId);
       await runScript(
         this.ctx.redis,
         'finish',
-        SCRIPT_KEYS.finish(keys, { accountId, keyId, requestId: this.requestId, at, endUser: this.endUserTag }),
+        SCRIPT_KEYS.finish(keys, { accountId, keyId, requestId: this.requestId, at, endUser: this.endUserTag, spendTracked }),
         [this.requestId, charged, cost, APPLIED_TTL_MS, at.getTime(), this.ctx.unappliedTtlMs, tokens, ...tracked],
       );
     } catch (err) {

@@ -269,7 +269,8 @@ export class RedisAdmission implements Admission {
     const tpm = limits.tpm.map((t) => t ?? -1);
     const now = at.getTime();
     const streamLimit = request.stream ? (key.limits.concurrent_streams ?? NO_STREAM_LIMIT) : -1;
-    const scope = { accountId: key.account_id, keyId: key._id, requestId, at, endUser: limits.endUser || undefined };
+    const spendTracked = caps.map((c) => c !== '-1');
+    const scope = { accountId: key.account_id, keyId: key._id, requestId, at, endUser: limits.endUser || undefined, spendTracked };
     const reply = await runScript(this.deps.redis, 'admit', SCRIPT_KEYS.admit(this.keys, scope), [
       ...[now, requestId, key._id, limits.endUser, request.estimate.toString(), model.isFree ? '0' : '1', streamLimit],
       ...[now + this.holdTtlMs, now + STREAM_LEASE_MS, Math.max(this.holdTtlMs, STREAM_LEASE_MS) * 2, request.tokens ?? 0, ...tpm, ...caps],

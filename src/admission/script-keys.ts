@@ -12,6 +12,12 @@ export interface KeyScope {
   readonly at: Date;
   /** The end user's tag (see `endUserTag`), when the request names one. */
   readonly endUser?: string | undefined;
+  /**
+   * Which spend mirrors the call uses, in SPEND_MIRRORS' order (a cap applies); absent: all.
+   * The others are named by the account's bare hash tag, which the scripts never touch: most
+   * keys have no caps, and naming 10–30 unused keys per call was much of what a request sent.
+   */
+  readonly spendTracked?: ReadonlyArray<boolean>;
 }
 
 /** The Redis key of one spend mirror of a scope. */
@@ -20,9 +26,13 @@ export function spendMirrorKey(k: AdmissionKeys, s: KeyScope, m: SpendMirror): s
   return k.spendOf(s.accountId, bucketOwner(m.scope, s), periodOf(m.window, s.at));
 }
 
-/** The mirrors of one scope: the balance, then every spend mirror in SPEND_MIRRORS' order. */
+/**
+ * The mirrors of one scope: the balance, then every spend mirror in SPEND_MIRRORS' order (an
+ * untracked one as the unused name, see `KeyScope.spendTracked`).
+ */
 export function mirrorsOf(k: AdmissionKeys, s: KeyScope): string[] {
-  return [k.balance(s.accountId), ...SPEND_MIRRORS.map((m) => spendMirrorKey(k, s, m))];
+  const unused = k.unused(s.accountId);
+  return [k.balance(s.accountId), ...SPEND_MIRRORS.map((m, i) => (s.spendTracked?.[i] === false ? unused : spendMirrorKey(k, s, m)))];
 }
 
 function holdKeys(k: AdmissionKeys, a: string): string[] {
@@ -53,7 +63,9 @@ export const SCRIPT_KEYS: Readonly<Record<ScriptName, (k: AdmissionKeys, s: KeyS
   finish: (k, s) => {
     const mirrors = mirrorsOf(k, s);
     const a = s.accountId;
-    const tail = [k.applied(a, s.requestId), ...mirrors.map((m) => k.unapplied(m)), ...mirrors.map((m) => k.baked(m))];
+    const unused = k.unused(a);
+    const beside = (suffix: (m: string) => string) => mirrors.map((m) => (m === unused ? unused : suffix(m)));
+    const tail = [k.applied(a, s.requestId), ...beside((m) => k.unapplied(m)), ...beside((m) => k.baked(m))];
     return [...mirrors, ...holdKeys(k, a), k.streams(a, s.keyId), k.tokens(a), k.tokenInfo(a), ...tail];
   },
   rate: (k, s) => rateKeys(k, s),

@@ -4,14 +4,38 @@ export type Clock = () => Date;
 /** The real clock. */
 export const systemClock: Clock = () => new Date();
 
+const DAY_MS = 86_400_000;
+
+/** The period ids of one UTC day, its ISO week and its month. */
+interface DayPeriods {
+  readonly dayNumber: number;
+  readonly day: string;
+  readonly week: string;
+  readonly month: string;
+}
+
+let lastDay: DayPeriods | undefined;
+
+/**
+ * The period ids of the UTC day holding `at`, remembered for the last day asked: every
+ * request names several of them, nearly always of the same day as the one before.
+ */
+function periodsOf(at: Date): DayPeriods {
+  const dayNumber = Math.floor(at.getTime() / DAY_MS);
+  if (lastDay?.dayNumber === dayNumber) return lastDay;
+  const iso = at.toISOString();
+  lastDay = { dayNumber, day: `d:${iso.slice(0, 10)}`, week: `w:${weekStart(at).toISOString().slice(0, 10)}`, month: `m:${iso.slice(0, 7)}` };
+  return lastDay;
+}
+
 /** The UTC calendar day of an instant, as a period id (`d:2026-11-21`). */
 export function dayPeriod(at: Date): string {
-  return `d:${at.toISOString().slice(0, 10)}`;
+  return periodsOf(at).day;
 }
 
 /** The UTC calendar month of an instant, as a period id (`m:2026-11`). */
 export function monthPeriod(at: Date): string {
-  return `m:${at.toISOString().slice(0, 7)}`;
+  return periodsOf(at).month;
 }
 
 /** Start of the next UTC day. */
@@ -32,7 +56,7 @@ export function weekStart(at: Date): Date {
 
 /** The ISO week (Monday 00:00 UTC to the next) of an instant, as a period id named by its Monday (`w:2026-11-23`). */
 export function weekPeriod(at: Date): string {
-  return `w:${weekStart(at).toISOString().slice(0, 10)}`;
+  return periodsOf(at).week;
 }
 
 /** Start of the next ISO week (the next Monday, 00:00 UTC). */

@@ -39,11 +39,19 @@ parentPort.on('message', ({ text, size }) => {
 const EXIT_FLUSH_MS = 1_000;
 
 /**
+ * How long lines gather before they go to the writer, and how many characters send them at
+ * once. A message to the writer (and its answer) cost more than the line it carries: posted
+ * every turn of the event loop, a web taking requests one by one paid one per request.
+ */
+const GATHER_MS = 20;
+const GATHER_CHARS = 64 * 1024;
+
+/**
  * Log output that can never hold up the process: lines are queued in memory up to a bound and
  * written by a thread of their own. While the reader of the output is stalled (a paused pager,
  * a slow log driver, a supervisor that reads late), lines beyond the bound are dropped and
  * counted; once the reader has caught up, one line says how many were dropped. The main
- * thread only ever appends to a list and posts a message.
+ * thread only ever appends to a list and, every few milliseconds, posts what gathered.
  */
 export class BoundedOutput {
   private queue: string[] = [];
@@ -51,7 +59,7 @@ export class BoundedOutput {
   private inFlight = 0;
   private droppedTotal = 0;
   private unreported = 0;
-  private scheduled = false;
+  private timer: NodeJS.Timeout | undefined;
   private posted = 0;
   private readonly done = new Int32Array(new SharedArrayBuffer(4));
   private readonly writer: Worker;
@@ -104,13 +112,17 @@ export class BoundedOutput {
   private enqueue(line: string): void {
     this.queue.push(line);
     this.queued += line.length;
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => this.post());
+    if (this.queued >= GATHER_CHARS) this.post();
+    else if (this.timer === undefined) {
+      this.timer = setTimeout(() => this.post(), GATHER_MS);
+      // Never keeps the process alive: an exit posts what is left (flushSync).
+      this.timer.unref();
+    }
   }
 
   private post(): void {
-    this.scheduled = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
     if (this.queue.length === 0) return;
     const text = this.queue.join('');
     const size = this.queued;

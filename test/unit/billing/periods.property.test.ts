@@ -1,0 +1,31 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { dayPeriod, monthPeriod, weekPeriod, weekStart } from '../../../src/billing/periods.js';
+
+// Instants from 1970 to 2100, with neighbours of UTC midnights weighted in.
+const DAY = 86_400_000;
+const instant = fc.oneof(
+  fc.integer({ min: 0, max: 4_102_444_800_000 }),
+  fc.tuple(fc.integer({ min: 0, max: 47_000 }), fc.integer({ min: -2, max: 2 })).map(([d, off]) => Math.max(0, d * DAY + off)),
+);
+
+describe('period ids', () => {
+  it('name the UTC day, ISO week and month of any instant, whatever was asked before', () => {
+    fc.assert(
+      fc.property(fc.array(instant, { minLength: 1, maxLength: 20 }), (times) => {
+        for (const t of times) {
+          const at = new Date(t);
+          const iso = at.toISOString();
+          expect(dayPeriod(at)).toBe(`d:${iso.slice(0, 10)}`);
+          expect(monthPeriod(at)).toBe(`m:${iso.slice(0, 7)}`);
+          const monday = weekStart(at);
+          expect(monday.getUTCDay()).toBe(1);
+          expect(t - monday.getTime()).toBeGreaterThanOrEqual(0);
+          expect(t - monday.getTime()).toBeLessThan(7 * DAY);
+          expect(weekPeriod(at)).toBe(`w:${monday.toISOString().slice(0, 10)}`);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
