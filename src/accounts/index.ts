@@ -14,6 +14,6 @@ export { isWellFormedKey } from './keys/key-secret.js';
 export { type KeyEventSink, KeyService } from './keys/key-service.js';
 export type { KeyDoc, KeyRole, KeySpendDoc, SharedLimits } from './keys/key-types.js';
 export { toKeyView } from './keys/key-view.js';
-export { capRooms, type KeyLiveUsage } from './keys/limit-room.js';
+export { capRooms, type KeyLiveUsage, periodSpend } from './keys/limit-room.js';
 export { sharedLimitsSchema } from './keys/limits-schema.js';
 export { toSharedLimits } from './keys/shared-limits.js';

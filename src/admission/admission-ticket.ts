@@ -6,8 +6,8 @@ import type { ChargeOutcome, ChargeRequest } from '../ledger/index.js';
 import type { Redis } from '../platform/redis/index.js';
 import type { AdmissionKeys } from './admission-keys.js';
 import { runScript } from './lua-commands.js';
-import { SCRIPT_KEYS } from './script-keys.js';
-import type { AdmitLimits } from './admit-limits.js';
+import { type KeyScope, SCRIPT_KEYS } from './script-keys.js';
+import { type AdmitLimits, countsTokens } from './admit-limits.js';
 import type { AdmissionTicket, SettleDetail } from './admission-types.js';
 import type { LeaseRefresher } from './lease-refresher.js';
 
@@ -147,6 +147,11 @@ export class RedisAdmissionTicket implements AdmissionTicket {
     return outcome;
   }
 
+  /** What FINISH may leave unnamed: the token reservations when admission made none. */
+  private uses(): KeyScope['uses'] {
+    return this.limits === undefined ? undefined : { rate: true, tokens: countsTokens(this.limits), streams: true };
+  }
+
   /**
    * Frees hold and slot, replaces the token reservation with `tokens` (-1: keep it) and
    * applies a charge to the mirrors; Redis trouble only logs.
@@ -169,7 +174,7 @@ export class RedisAdmissionTicket implements AdmissionTicket {
       await runScript(
         this.ctx.redis,
         'finish',
-        SCRIPT_KEYS.finish(keys, { accountId, keyId, requestId: this.requestId, at, endUser: this.endUserTag, spendTracked }),
+        SCRIPT_KEYS.finish(keys, { accountId, keyId, requestId: this.requestId, at, endUser: this.endUserTag, spendTracked, uses: this.uses() }),
         [this.requestId, charged, cost, APPLIED_TTL_MS, at.getTime(), this.ctx.unappliedTtlMs, tokens, ...tracked],
       );
     } catch (err) {

@@ -1,6 +1,6 @@
 import type { MongoClient } from 'mongodb';
-import { bucketOwner, type MirrorName, periodOf, spendMirror } from '../billing/index.js';
-import type { AccountCollections, KeyCollections } from '../accounts/index.js';
+import { bucketOwner, type MirrorName, spendMirror } from '../billing/index.js';
+import { type AccountCollections, type KeyCollections, periodSpend } from '../accounts/index.js';
 import type { LedgerCollections } from '../ledger/index.js';
 
 export type { MirrorName } from '../billing/index.js';
@@ -64,12 +64,7 @@ async function readFigure(c: AccountCollections & KeyCollections & LedgerCollect
     default: {
       const m = spendMirror(name);
       if (!m || m.window === 'lifetime') throw new Error(`no MongoDB figure for mirror ${name}`);
-      return readPeriod(c, `${bucketOwner(m.scope, q)}:${periodOf(m.window, q.at)}`, session);
+      return (await periodSpend(c, bucketOwner(m.scope, q), q.at, session))[m.window];
     }
   }
-}
-
-async function readPeriod(c: AccountCollections & KeyCollections & LedgerCollections, id: string, session: Session): Promise<bigint> {
-  const doc = await c.keySpend.findOne({ _id: id }, { session, projection: { amount: 1 } });
-  return doc?.amount ?? 0n;
 }

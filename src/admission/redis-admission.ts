@@ -9,7 +9,7 @@ import { chargesUnavailable, type LedgerCollections, type SpoolingLedger } from 
 import type { InvalidationBus, Redis } from '../platform/redis/index.js';
 import { AdmissionKeys } from './admission-keys.js';
 import { capReached, insufficientCredits, managementKey, notInAllowlist, notOnFreeTier, tokensLimited, tooManyStreams, type CapName, type TokenScope } from './admission-errors.js';
-import { admitLimits, capOf, type AdmitLimits } from './admit-limits.js';
+import { admitLimits, capOf, countsTokens, type AdmitLimits } from './admit-limits.js';
 import { endUserInvalid, endUserMissing, endUserTag, MAX_END_USER_LENGTH } from './end-user.js';
 import { RedisAdmissionTicket, type TicketContext } from './admission-ticket.js';
 import type { Admission, AdmissionRequest, AdmissionTicket, Authorization } from './admission-types.js';
@@ -270,7 +270,8 @@ export class RedisAdmission implements Admission {
     const now = at.getTime();
     const streamLimit = request.stream ? (key.limits.concurrent_streams ?? NO_STREAM_LIMIT) : -1;
     const spendTracked = caps.map((c) => c !== '-1');
-    const scope = { accountId: key.account_id, keyId: key._id, requestId, at, endUser: limits.endUser || undefined, spendTracked };
+    const uses = { rate: rate !== undefined, tokens: countsTokens(limits), streams: streamLimit >= 0 };
+    const scope = { accountId: key.account_id, keyId: key._id, requestId, at, endUser: limits.endUser || undefined, spendTracked, uses };
     const reply = await runScript(this.deps.redis, 'admit', SCRIPT_KEYS.admit(this.keys, scope), [
       ...[now, requestId, key._id, limits.endUser, request.estimate.toString(), model.isFree ? '0' : '1', streamLimit],
       ...[now + this.holdTtlMs, now + STREAM_LEASE_MS, Math.max(this.holdTtlMs, STREAM_LEASE_MS) * 2, request.tokens ?? 0, ...tpm, ...caps],

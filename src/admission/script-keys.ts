@@ -18,6 +18,12 @@ export interface KeyScope {
    * keys have no caps, and naming 10–30 unused keys per call was much of what a request sent.
    */
   readonly spendTracked?: ReadonlyArray<boolean>;
+  /**
+   * Which other state the call uses (absent: all): the request logs (a rate check runs), the
+   * token reservations (a tokens-per-minute limit applies), the stream slots (a stream). The
+   * unused ones are named like untracked mirrors.
+   */
+  readonly uses?: { readonly rate: boolean; readonly tokens: boolean; readonly streams: boolean };
 }
 
 /** The Redis key of one spend mirror of a scope. */
@@ -44,6 +50,12 @@ export function rateKeys(k: AdmissionKeys, s: KeyScope): [string, string, string
   return [k.keyRequests(s.accountId, s.keyId), k.accountRequests(s.accountId), k.accountDay(s.accountId, s.at), k.endUserRequests(s.accountId, s.keyId, s.endUser ?? '-')];
 }
 
+/** The token reservation keys of a scope: the window's ZSET and its HASH of details and totals. */
+function tokenKeys(k: AdmissionKeys, s: KeyScope): [string, string] {
+  if (s.uses?.tokens === false) return [k.unused(s.accountId), k.unused(s.accountId)];
+  return [k.tokens(s.accountId), k.tokenInfo(s.accountId)];
+}
+
 /** The KEYS of a mirror's LOAD_MIRROR (and, first two of INVALIDATE_MIRROR: mirror, version). */
 export function mirrorScriptKeys(k: AdmissionKeys, mirror: string): string[] {
   return [mirror, k.unapplied(mirror), k.baked(mirror), k.mirrorVersion(mirror)];
@@ -58,7 +70,10 @@ export const SCRIPT_KEYS: Readonly<Record<ScriptName, (k: AdmissionKeys, s: KeyS
   admit: (k, s) => {
     const [bal, ...spend] = mirrorsOf(k, s);
     const a = s.accountId;
-    return [bal as string, ...holdKeys(k, a), k.streams(a, s.keyId), ...rateKeys(k, s), k.tokens(a), k.tokenInfo(a), ...spend];
+    const unused = k.unused(a);
+    const streams = s.uses?.streams === false ? unused : k.streams(a, s.keyId);
+    const rate = s.uses?.rate === false ? [unused, unused, unused, unused] : rateKeys(k, s);
+    return [bal as string, ...holdKeys(k, a), streams, ...rate, ...tokenKeys(k, s), ...spend];
   },
   finish: (k, s) => {
     const mirrors = mirrorsOf(k, s);
@@ -66,7 +81,7 @@ export const SCRIPT_KEYS: Readonly<Record<ScriptName, (k: AdmissionKeys, s: KeyS
     const unused = k.unused(a);
     const beside = (suffix: (m: string) => string) => mirrors.map((m) => (m === unused ? unused : suffix(m)));
     const tail = [k.applied(a, s.requestId), ...beside((m) => k.unapplied(m)), ...beside((m) => k.baked(m))];
-    return [...mirrors, ...holdKeys(k, a), k.streams(a, s.keyId), k.tokens(a), k.tokenInfo(a), ...tail];
+    return [...mirrors, ...holdKeys(k, a), k.streams(a, s.keyId), ...tokenKeys(k, s), ...tail];
   },
   rate: (k, s) => rateKeys(k, s),
   live: (k, s) => [...holdKeys(k, s.accountId), ...rateKeys(k, s).filter((_, i) => i !== 2), k.tokens(s.accountId), k.tokenInfo(s.accountId)],

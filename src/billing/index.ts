@@ -26,6 +26,7 @@ export {
   bucketOwner,
   type CalendarWindow,
   type CapName,
+  daysSoFar,
   type LimitScope,
   type MirrorName,
   periodOf,

@@ -64,3 +64,15 @@ export function nextWeekStart(at: Date): Date {
   const start = weekStart(at);
   return new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate() + 7));
 }
+
+/**
+ * The day period ids (`d:…`) from `start` to the UTC day of `at`, both included; computed
+ * here rather than through `dayPeriod`, whose one remembered day is the current one.
+ */
+export function dayPeriodsFrom(start: Date, at: Date): string[] {
+  const first = Math.floor(start.getTime() / DAY_MS);
+  const last = Math.floor(at.getTime() / DAY_MS);
+  const days: string[] = [];
+  for (let d = first; d <= last; d++) days.push(`d:${new Date(d * DAY_MS).toISOString().slice(0, 10)}`);
+  return days;
+}

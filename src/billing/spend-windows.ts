@@ -1,4 +1,4 @@
-import { dayPeriod, monthPeriod, nextDayStart, nextMonthStart, nextWeekStart, weekPeriod } from './periods.js';
+import { dayPeriod, dayPeriodsFrom, monthPeriod, nextDayStart, nextMonthStart, nextWeekStart, weekPeriod, weekStart } from './periods.js';
 
 /** A spend window: lifetime, or a UTC calendar period (ISO weeks start Monday 00:00 UTC). */
 export type SpendWindow = 'lifetime' | 'day' | 'week' | 'month';
@@ -53,6 +53,23 @@ export function periodOf(window: CalendarWindow, at: Date): string {
       return weekPeriod(at);
     case 'month':
       return monthPeriod(at);
+  }
+}
+
+/**
+ * The UTC days a calendar window has had up to `at` (day: that day; week: from its Monday;
+ * month: from its first), as day period ids. MongoDB keeps spend per owner and day only, and
+ * a week's or a month's spend is the sum of its days: a charge writes one spend document per
+ * owner instead of three, which a batch over many accounts multiplied.
+ */
+export function daysSoFar(window: CalendarWindow, at: Date): string[] {
+  switch (window) {
+    case 'day':
+      return [dayPeriod(at)];
+    case 'week':
+      return dayPeriodsFrom(weekStart(at), at);
+    case 'month':
+      return dayPeriodsFrom(new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1)), at);
   }
 }
 

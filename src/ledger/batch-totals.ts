@@ -1,6 +1,6 @@
 import type { AnyBulkWriteOperation } from 'mongodb';
 import type { AccountDoc, KeyDoc, KeySpendDoc } from '../accounts/index.js';
-import { bucketOwner, type CalendarWindow, type LimitScope, periodOf, resetOf } from '../billing/index.js';
+import { bucketOwner, type LimitScope, periodOf, resetOf } from '../billing/index.js';
 import type { ChainHead } from './ledger-chain.js';
 
 /** What a batch's totals take from one charge. */
@@ -12,8 +12,8 @@ export interface TotalledCharge {
   readonly at: Date;
 }
 
+/** How long a day's spend is kept after the day: longer than a month, whose spend sums its days. */
 const KEEP_SPEND_DAYS = 40 * 24 * 3600 * 1000;
-const WINDOWS: readonly CalendarWindow[] = ['day', 'week', 'month'];
 
 interface SpendTotal {
   keyId: string;
@@ -24,9 +24,8 @@ interface SpendTotal {
 
 /**
  * Increments of one batch summed per document, so a batch of n charges on one account and key
- * is one update of each (account, key, and the day, week and month spend of the key, the
- * account and the end user) instead of n: MongoDB applies the same totals either way, with far
- * less work.
+ * is one update of each (account, key, and the day's spend of the key, the account and the end
+ * user) instead of n: MongoDB applies the same totals either way, with far less work.
  */
 export class BatchTotals {
   readonly accounts = new Map<string, { charged: bigint; absorbed: bigint }>();
@@ -42,7 +41,8 @@ export class BatchTotals {
     const scopes: LimitScope[] = r.endUserTag === undefined ? ['key', 'account'] : ['key', 'account', 'user'];
     for (const scope of scopes) {
       const owner = bucketOwner(scope, { accountId: r.accountId, keyId: r.keyId, endUser: r.endUserTag });
-      for (const window of WINDOWS) this.addSpend(owner, periodOf(window, r.at), resetOf(window, r.at) as Date, r.cost);
+      // Per day only: a week's and a month's spend are the sums of their days (see `daysSoFar`).
+      this.addSpend(owner, periodOf('day', r.at), resetOf('day', r.at) as Date, r.cost);
     }
   }
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { AccountCollections, KeyCollections, KeyDoc } from '../accounts/index.js';
+import { type AccountCollections, type KeyCollections, periodSpend } from '../accounts/index.js';
 import { type Clock, dayPeriod, monthPeriod, toUsdNumber } from '../billing/index.js';
 import type { LedgerBatch, LedgerWriterObserver } from '../ledger/index.js';
 import type { EndpointService } from './endpoint-service.js';
@@ -81,14 +81,16 @@ export class SpendWatcher implements LedgerWriterObserver {
     const caps = key?.limits.spend_cap;
     if (!key || !caps) return;
     const now = this.clock();
-    const windows: Array<[string, string, bigint | undefined]> = [
+    const windows: Array<['lifetime' | 'day' | 'month', string, bigint | undefined]> = [
       ['lifetime', 'lifetime', caps.lifetime],
       ['day', dayPeriod(now), caps.day],
       ['month', monthPeriod(now), caps.month],
     ];
+    // Read once, and only when a day or month cap needs it.
+    const periods = caps.day === undefined && caps.month === undefined ? undefined : await periodSpend(this.c, key._id, now);
     for (const [window, period, cap] of windows) {
       if (cap === undefined) continue;
-      const spend = await this.windowSpend(key, window, period);
+      const spend = window === 'lifetime' ? key.spend : (periods?.[window] ?? 0n);
       for (const pct of reachedThresholds(spend, cap)) {
         const data = { account_id: accountId, key_id: keyId, window, period, threshold_percent: pct, cap_usd: toUsdNumber(cap), spend_usd: toUsdNumber(spend) };
         await this.emitter.emit({ accountId, type: 'budget.threshold', data, once: `${keyId}:${period}:${cap}:${pct}` });
@@ -96,9 +98,4 @@ export class SpendWatcher implements LedgerWriterObserver {
     }
   }
 
-  private async windowSpend(key: Pick<KeyDoc, '_id' | 'spend'>, window: string, period: string): Promise<bigint> {
-    if (window === 'lifetime') return key.spend;
-    const doc = await this.c.keySpend.findOne({ _id: `${key._id}:${period}` }, { projection: { amount: 1 } });
-    return doc?.amount ?? 0n;
-  }
 }

@@ -1,4 +1,5 @@
-import { dayPeriod, monthPeriod, type SpendWindow, weekPeriod } from '../../billing/index.js';
+import type { ClientSession } from 'mongodb';
+import { daysSoFar, type SpendWindow } from '../../billing/index.js';
 import type { KeyDoc, SharedLimits } from './key-types.js';
 import type { KeyCollections } from './key-collections.js';
 import { capRoom, minuteFigures, sharedCaps, SPEND_WINDOWS, type ScopeFigures, type UsageScope } from './limit-usage.js';
@@ -33,12 +34,17 @@ export interface PeriodSpend {
   month: bigint;
 }
 
-/** Day, week and month spend of a key (or account, or end user: `<key>:u:<tag>`) from its spend buckets. */
-export async function periodSpend(c: KeyCollections, owner: string, at: Date): Promise<PeriodSpend> {
-  const ids = [`${owner}:${dayPeriod(at)}`, `${owner}:${weekPeriod(at)}`, `${owner}:${monthPeriod(at)}`];
-  const docs = await c.keySpend.find({ _id: { $in: ids } }).toArray();
-  const amount = (id: string | undefined) => docs.find((d) => d._id === id)?.amount ?? 0n;
-  return { day: amount(ids[0]), week: amount(ids[1]), month: amount(ids[2]) };
+/**
+ * Day, week and month spend of a key (or account, or end user: `<key>:u:<tag>`) at `at`: the
+ * sums of its day buckets (see `daysSoFar`), read in one query (inside `session`, if given).
+ */
+export async function periodSpend(c: KeyCollections, owner: string, at: Date, session?: ClientSession): Promise<PeriodSpend> {
+  const days = { day: daysSoFar('day', at), week: daysSoFar('week', at), month: daysSoFar('month', at) };
+  const ids = [...new Set([...days.week, ...days.month])].map((day) => `${owner}:${day}`);
+  const docs = await c.keySpend.find({ _id: { $in: ids } }, { session, projection: { amount: 1 } }).toArray();
+  const amounts = new Map(docs.map((d) => [d._id, d.amount]));
+  const sum = (list: readonly string[]) => list.reduce((total, day) => total + (amounts.get(`${owner}:${day}`) ?? 0n), 0n);
+  return { day: sum(days.day), week: sum(days.week), month: sum(days.month) };
 }
 
 /** Every limit that applies to a key now: its own, its account's and the named end user's. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dayPeriod, monthPeriod } from '../../../src/billing/periods.js';
+import { periodSpend } from '../../../src/accounts/index.js';
 import type { ChargeOutcome, ChargeRequest } from '../../../src/ledger/apply-charges.js';
 import { RedisAdmissionTicket } from '../../../src/admission/admission-ticket.js';
 import { LeaseRefresher } from '../../../src/admission/lease-refresher.js';
@@ -110,12 +110,12 @@ async function truth(accountId: string, keyId: string): Promise<Record<Four, big
   const { c } = gw.deps;
   await gw.deps.ledger.settled();
   const at = clock.now();
-  const period = async (p: string) => (await c.keySpend.findOne({ _id: `${keyId}:${p}` }))?.amount ?? 0n;
+  const spend = await periodSpend(c, keyId, at);
   return {
     balance: (await c.accounts.findOne({ _id: accountId }))?.balance ?? -1n,
     lifetime: (await c.keys.findOne({ _id: keyId }))?.spend ?? -1n,
-    day: await period(dayPeriod(at)),
-    month: await period(monthPeriod(at)),
+    day: spend.day,
+    month: spend.month,
   };
 }
 
