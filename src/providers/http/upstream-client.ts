@@ -190,7 +190,21 @@ async function send(opts: UpstreamRequestOptions, timeouts: UpstreamTimeouts, di
   };
 }
 
+/** Upstream URLs split before: a provider calls the same few for every request. */
+const splitUrls = new Map<string, { origin: string; path: string }>();
+const MAX_SPLIT_URLS = 1_000;
+
 function splitUrl(url: string): { origin: string; path: string } {
+  let split = splitUrls.get(url);
+  if (split === undefined) {
+    split = parseUrl(url);
+    if (splitUrls.size >= MAX_SPLIT_URLS) splitUrls.clear();
+    splitUrls.set(url, split);
+  }
+  return split;
+}
+
+function parseUrl(url: string): { origin: string; path: string } {
   let parsed: URL;
   try {
     parsed = new URL(url);
