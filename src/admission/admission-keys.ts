@@ -10,6 +10,12 @@ import { keySlot } from '../platform/redis/index.js';
  */
 export class AdmissionKeys {
   private common = '0';
+  /** Generations of cluster slots, set per shard by RedisEpoch once verified. */
+  private readonly bySlot = new Map<number, string>();
+  /** The last scope named, since the keys of one script call all share it. */
+  private lastScope = { accountId: '', scope: '' };
+
+  constructor(private readonly prefix: string) {}
 
   /** Generation of every slot without one of its own (a single Redis: all of them). */
   get generation(): string {
@@ -19,13 +25,6 @@ export class AdmissionKeys {
   set generation(generation: string) {
     this.setGeneration(undefined, generation);
   }
-  /** Generations of cluster slots, set per shard by RedisEpoch once verified. */
-  private readonly bySlot = new Map<number, string>();
-
-  constructor(private readonly prefix: string) {}
-
-  /** The last scope named, since the keys of one script call all share it. */
-  private lastScope = { accountId: '', scope: '' };
 
   /** The generation an account's keys carry now. */
   generationOf(accountId: string): string {

@@ -149,7 +149,7 @@ export class RedisAdmissionTicket implements AdmissionTicket {
 
   /** What FINISH may leave unnamed: the token reservations when admission made none. */
   private uses(): KeyScope['uses'] {
-    return this.limits === undefined ? undefined : { rate: true, tokens: countsTokens(this.limits), streams: true };
+    return this.limits === undefined ? undefined : { tokens: countsTokens(this.limits) };
   }
 
   /**

@@ -19,11 +19,11 @@ export interface KeyScope {
    */
   readonly spendTracked?: ReadonlyArray<boolean>;
   /**
-   * Which other state the call uses (absent: all): the request logs (a rate check runs), the
-   * token reservations (a tokens-per-minute limit applies), the stream slots (a stream). The
-   * unused ones are named like untracked mirrors.
+   * Other state the call does not use (`false`; absent: used): the request logs (no rate
+   * check runs), the token reservations (no tokens-per-minute limit), the stream slots (not a
+   * stream). Named like untracked mirrors.
    */
-  readonly uses?: { readonly rate: boolean; readonly tokens: boolean; readonly streams: boolean };
+  readonly uses?: { readonly rate?: boolean; readonly tokens?: boolean; readonly streams?: boolean };
 }
 
 /** The Redis key of one spend mirror of a scope. */
