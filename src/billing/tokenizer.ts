@@ -1,4 +1,5 @@
 import { countTokens as countO200k, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { BoundedMemo } from '../platform/util/index.js';
 
 // Client text may contain strings like "<|endoftext|>"; they are counted as plain text
 // instead of being rejected.
@@ -67,17 +68,10 @@ let encodePiece = (piece: string): number => countO200k(piece, PLAIN_TEXT);
  */
 const MEMO_PIECE_CHARS = 256;
 const MEMO_ENTRIES = 8_192;
-const memo = new Map<string, number>();
+const memo = new BoundedMemo((piece) => encodePiece(piece), MEMO_ENTRIES);
 
 function bpe(piece: string): number {
-  if (piece.length > MEMO_PIECE_CHARS) return encodePiece(piece);
-  let n = memo.get(piece);
-  if (n === undefined) {
-    n = encodePiece(piece);
-    if (memo.size >= MEMO_ENTRIES) memo.clear();
-    memo.set(piece, n);
-  }
-  return n;
+  return piece.length > MEMO_PIECE_CHARS ? encodePiece(piece) : memo.get(piece);
 }
 
 /** Replaces the BPE counter (tests use it to assert bounded work); returns the previous one. */

@@ -1,6 +1,7 @@
 import { withTraceHeaders } from '../../platform/tracing/index.js';
 import { Agent, type Dispatcher } from 'undici';
 import { GatewayError } from '../../platform/errors/index.js';
+import { BoundedMemo } from '../../platform/util/index.js';
 import { toTransportError, type AbortContext } from './transport-errors.js';
 import { upstreamStatusError } from './upstream-errors.js';
 
@@ -157,7 +158,7 @@ async function send(opts: UpstreamRequestOptions, timeouts: UpstreamTimeouts, di
   try {
     if (scope.signal.aborted) throw scope.signal.reason;
     raw = await dispatcher.request({
-      ...splitUrl(opts.url),
+      ...splitUrls.get(opts.url),
       method: opts.method ?? 'POST',
       headers: withTraceHeaders(opts.headers),
       body: opts.body as Dispatcher.DispatchOptions['body'],
@@ -191,20 +192,9 @@ async function send(opts: UpstreamRequestOptions, timeouts: UpstreamTimeouts, di
 }
 
 /** Upstream URLs split before: a provider calls the same few for every request. */
-const splitUrls = new Map<string, { origin: string; path: string }>();
-const MAX_SPLIT_URLS = 1_000;
+const splitUrls = new BoundedMemo(splitUrl, 1_000);
 
 function splitUrl(url: string): { origin: string; path: string } {
-  let split = splitUrls.get(url);
-  if (split === undefined) {
-    split = parseUrl(url);
-    if (splitUrls.size >= MAX_SPLIT_URLS) splitUrls.clear();
-    splitUrls.set(url, split);
-  }
-  return split;
-}
-
-function parseUrl(url: string): { origin: string; path: string } {
   let parsed: URL;
   try {
     parsed = new URL(url);
