@@ -41,11 +41,11 @@ function noteExcess(deps: EmbeddingsServiceDeps, admitted: AdmittedEmbeddings, r
 /**
  * Runs an admitted embeddings request: calls the provider, charges durably (the upstream's
  * `prompt_tokens`, or the exact count when it reports none; never above the hold), and only
- * then returns the body (JSON text, see `embeddingsJson`) that reports the cost. A failed or
+ * then returns the body (UTF-8 JSON, see `embeddingsJson`) that reports the cost. A failed or
  * aborted call charges nothing and frees the hold (the caller releases the ticket in every
  * case; after a charge that is a no-op).
  */
-export async function createEmbeddings(deps: EmbeddingsServiceDeps, admitted: AdmittedEmbeddings, signal: AbortSignal): Promise<string> {
+export async function createEmbeddings(deps: EmbeddingsServiceDeps, admitted: AdmittedEmbeddings, signal: AbortSignal): Promise<Buffer> {
   const result = await callUpstream(deps, admitted, signal);
   // The upstream's count when it gives one (what it billed), else the exact count held; an
   // implausible count is recorded at the most any request can have (the ledger is int64).

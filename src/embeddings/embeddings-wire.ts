@@ -6,7 +6,7 @@ export interface EmbeddingWire {
   embedding: number[] | string;
 }
 
-/** OpenAI's embeddings response, plus `usage.cost` in USD (the shape of {@link embeddingsJson}'s text). */
+/** OpenAI's embeddings response, plus `usage.cost` in USD (the shape of {@link embeddingsJson}'s bytes). */
 export interface EmbeddingsResponse {
   object: 'list';
   data: EmbeddingWire[];
@@ -21,14 +21,14 @@ export function base64Vector(vector: ArrayLike<number>): string {
   return bytes.toString('base64');
 }
 
-/** What goes into an answer: vectors in input order and, when kept, the upstream's text of each. */
+/** What goes into an answer: vectors in input order and, when kept, the upstream's bytes of each. */
 export interface AnswerVectors {
   vectors: readonly ArrayLike<number>[];
-  raw?: readonly string[];
+  raw?: readonly Buffer[];
 }
 
-function vectorJson(answer: AnswerVectors, index: number, format: 'float' | 'base64'): string {
-  // The upstream's own text first: reading `vectors` may parse every list (see the provider).
+function vectorJson(answer: AnswerVectors, index: number, format: 'float' | 'base64'): string | Buffer {
+  // The upstream's own bytes first: reading `vectors` may parse every list (see the provider).
   const raw = format === 'float' ? answer.raw?.[index] : undefined;
   if (raw !== undefined) return raw;
   const vector = answer.vectors[index] ?? [];
@@ -36,31 +36,39 @@ function vectorJson(answer: AnswerVectors, index: number, format: 'float' | 'bas
   return JSON.stringify(Array.isArray(vector) ? vector : Array.from(vector));
 }
 
-/** Characters of vectors written between two yields to the event loop (a few milliseconds of work). */
+/** Characters of vectors formatted between two yields to the event loop (a few milliseconds of work). */
 const YIELD_EVERY_CHARS = 1_048_576;
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
- * The response body as JSON text, in {@link EmbeddingsResponse}'s shape and OpenAI's field
- * order. Written by hand so float vectors can be the upstream's own text (formatting tens of
- * thousands of numbers again is most of an answer's CPU); every other value goes through
- * JSON.stringify. Yields to the event loop after every megabyte of vectors, so 2,048 long vectors
- * never block other requests.
+ * The response body as UTF-8 JSON, in {@link EmbeddingsResponse}'s shape and OpenAI's field
+ * order. Written by hand so float vectors can be the upstream's own bytes, copied once into the
+ * answer: decoding, formatting and encoding tens of thousands of numbers again would be most of
+ * an answer's CPU. Every other value goes through JSON.stringify. Yields to the event loop after
+ * every megabyte of formatted vectors, so 2,048 long vectors never block other requests.
  */
-export async function embeddingsJson(model: string, answer: AnswerVectors, format: 'float' | 'base64', usage: { promptTokens: number; cost: number }): Promise<string> {
-  const data: string[] = [];
+export async function embeddingsJson(model: string, answer: AnswerVectors, format: 'float' | 'base64', usage: { promptTokens: number; cost: number }): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let text = '{"object":"list","data":[';
   let since = 0;
   const count = answer.raw?.length ?? answer.vectors.length;
   for (let index = 0; index < count; index++) {
     const vector = vectorJson(answer, index, format);
-    data.push(`{"object":"embedding","index":${index},"embedding":${vector}}`);
-    since += vector.length;
+    text += `${index === 0 ? '' : ','}{"object":"embedding","index":${index},"embedding":`;
+    if (typeof vector === 'string') {
+      text += `${vector}}`;
+      since += vector.length;
+    } else {
+      parts.push(Buffer.from(text), vector);
+      text = '}';
+    }
     if (since >= YIELD_EVERY_CHARS) {
       since = 0;
       await nextTurn();
     }
   }
   const tail = JSON.stringify({ prompt_tokens: usage.promptTokens, total_tokens: usage.promptTokens, cost: usage.cost });
-  return `{"object":"list","data":[${data.join(',')}],"model":${JSON.stringify(model)},"usage":${tail}}`;
+  parts.push(Buffer.from(`${text}],"model":${JSON.stringify(model)},"usage":${tail}}`));
+  return Buffer.concat(parts);
 }

@@ -21,10 +21,10 @@ export interface EmbeddingsCall {
 export interface EmbeddingsResult {
   vectors: ArrayLike<number>[];
   /**
-   * The upstream's own JSON text of each vector (`[0.1,…]`), in input order, when it could be
-   * kept: sent as is for `encoding_format: float` instead of formatting the numbers again.
+   * The upstream's own JSON bytes of each vector (`[0.1,…]`), in input order, when they could
+   * be kept: sent as they are for `encoding_format: float` instead of formatting the numbers again.
    */
-  raw?: string[];
+  raw?: Buffer[];
   /** Upstream `usage.prompt_tokens`; undefined when it reported none. */
   promptTokens?: number;
 }

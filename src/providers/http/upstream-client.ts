@@ -27,7 +27,7 @@ export interface UpstreamRequestOptions {
   headers?: Readonly<Record<string, string>>;
   body?: UpstreamRequestBody;
   signal: AbortSignal;
-  /** Cap on bytes read by `text()`/`json()`; default 128 MiB. */
+  /** Cap on bytes read by `text()`/`bytes()`/`json()`; default 128 MiB. */
   maxBodyBytes?: number;
 }
 
@@ -40,6 +40,8 @@ export interface UpstreamResponse {
   body: AsyncIterable<Uint8Array>;
   /** Reads the whole body as UTF-8. */
   text(): Promise<string>;
+  /** Reads the whole body as bytes. */
+  bytes(): Promise<Buffer>;
   /** Drops the body so the connection can be reused. */
   discard(): Promise<void>;
 }
@@ -184,6 +186,7 @@ async function send(opts: UpstreamRequestOptions, timeouts: UpstreamTimeouts, di
     headers,
     body,
     text: async () => (await readAll(body, maxBytes)).toString('utf8'),
+    bytes: () => readAll(body, maxBytes),
     discard: async () => {
       scope.end();
       await raw.body.dump().catch(() => undefined);

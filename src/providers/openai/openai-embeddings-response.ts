@@ -1,6 +1,5 @@
 import { GatewayError } from '../../platform/errors/index.js';
 import type { EmbeddingsResult } from '../embeddings/embeddings-types.js';
-import { rawVectors } from '../embeddings/raw-vectors.js';
 import { cutVectorLists } from '../embeddings/vector-skeleton.js';
 import { arrayAt, isRecord, numberAt, recordAt } from '../http/narrow.js';
 
@@ -40,35 +39,35 @@ function promptTokensOf(body: unknown): number | undefined {
  * the k-th item's `embedding` being the number k; undefined for anything else (the full parse
  * then decides what the body is).
  */
-function listsInInputOrder(body: unknown, lists: readonly string[], inputs: number): string[] | undefined {
+function listsInInputOrder(body: unknown, lists: readonly Buffer[], inputs: number): Buffer[] | undefined {
   const data = arrayAt(body, 'data');
   if (data === undefined || data.length !== inputs || lists.length !== inputs) return undefined;
-  const out = new Array<string | undefined>(inputs).fill(undefined);
+  const out = new Array<Buffer | undefined>(inputs).fill(undefined);
   for (const [position, item] of data.entries()) {
     if (!isRecord(item) || item.embedding !== position) return undefined;
     const index = numberAt(item, 'index') ?? position;
     if (!Number.isInteger(index) || index < 0 || index >= inputs || out[index] !== undefined) return undefined;
     out[index] = lists[position];
   }
-  return out as string[];
+  return out as Buffer[];
 }
 
 /**
- * Maps an OpenAI-compatible embeddings body, as text, to vectors in input order. The usual
+ * Maps an OpenAI-compatible embeddings body, as bytes, to vectors in input order. The usual
  * answer, float lists of plain numbers, is parsed without its vectors: they are kept as the
- * upstream's text (`raw`), and `vectors` parses them only when something reads it (a base64
+ * upstream's bytes (`raw`), and `vectors` parses them only when something reads it (a base64
  * answer). Any other body goes through the full parse and checks of {@link fromOpenAiEmbeddings}.
  */
-export function fromOpenAiEmbeddingsText(text: string, inputs: number): EmbeddingsResult {
-  const cut = cutVectorLists(text);
+export function fromOpenAiEmbeddingsBytes(bytes: Buffer, inputs: number): EmbeddingsResult {
+  const cut = cutVectorLists(bytes);
   const body = cut === undefined ? undefined : parseJson(cut.skeleton);
   const raw = cut === undefined ? undefined : listsInInputOrder(body, cut.lists, inputs);
-  if (raw === undefined) return fromOpenAiEmbeddings(parseJson(text), inputs, text);
+  if (raw === undefined) return fromOpenAiEmbeddings(parseJson(bytes.toString('utf8')), inputs);
   let vectors: number[][] | undefined;
   const promptTokens = promptTokensOf(body);
   return {
     get vectors(): number[][] {
-      return (vectors ??= raw.map((list) => JSON.parse(list) as number[]));
+      return (vectors ??= raw.map((list) => JSON.parse(list.toString('latin1')) as number[]));
     },
     raw,
     ...(promptTokens === undefined ? {} : { promptTokens }),
@@ -81,30 +80,17 @@ export function fromOpenAiEmbeddingsText(text: string, inputs: number): Embeddin
  * a repeated index, is garbage. `usage.prompt_tokens` is optional: some compatible servers
  * (older vLLM, Ollama) leave usage out, and the gateway then bills its own count.
  */
-export function fromOpenAiEmbeddings(body: unknown, inputs: number, text?: string): EmbeddingsResult {
+export function fromOpenAiEmbeddings(body: unknown, inputs: number): EmbeddingsResult {
   const data = arrayAt(body, 'data');
   if (data === undefined) throw garbage('no data list');
   if (data.length !== inputs) throw garbage(`${data.length} vectors for ${inputs} inputs`);
   const vectors: Array<ArrayLike<number> | undefined> = new Array<ArrayLike<number> | undefined>(inputs).fill(undefined);
-  const indexes: number[] = [];
   data.forEach((item, position) => {
     if (!isRecord(item)) throw garbage('a data item is not an object');
     const index = numberAt(item, 'index') ?? position;
     if (!Number.isInteger(index) || index < 0 || index >= inputs || vectors[index] !== undefined) throw garbage('bad or repeated index');
     vectors[index] = vectorOf(item.embedding);
-    indexes.push(index);
   });
-  const raw = text === undefined ? undefined : rawInInputOrder(text, vectors as ArrayLike<number>[], indexes);
   const promptTokens = promptTokensOf(body);
-  return { vectors: vectors as ArrayLike<number>[], ...(raw === undefined ? {} : { raw }), ...(promptTokens === undefined ? {} : { promptTokens }) };
-}
-
-/** The raw vector texts (in `data` order) put back in input order; float lists only. */
-function rawInInputOrder(text: string, vectors: readonly ArrayLike<number>[], indexes: readonly number[]): string[] | undefined {
-  if (!vectors.every((v) => Array.isArray(v))) return undefined;
-  const found = rawVectors(text, indexes.map((i) => vectors[i] as ArrayLike<number>));
-  if (found === undefined) return undefined;
-  const out = new Array<string>(vectors.length);
-  indexes.forEach((index, position) => (out[index] = found[position] as string));
-  return out;
+  return { vectors: vectors as ArrayLike<number>[], ...(promptTokens === undefined ? {} : { promptTokens }) };
 }

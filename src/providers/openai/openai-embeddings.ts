@@ -1,7 +1,7 @@
 import type { EmbeddingsCall, EmbeddingsCapability, EmbeddingsResult } from '../embeddings/embeddings-types.js';
 import { inputList } from '../embeddings/embeddings-types.js';
 import type { UpstreamClient } from '../http/upstream-client.js';
-import { fromOpenAiEmbeddingsText } from './openai-embeddings-response.js';
+import { fromOpenAiEmbeddingsBytes } from './openai-embeddings-response.js';
 
 /** Where and how to reach an OpenAI-compatible API. */
 export interface OpenAiEmbeddingsOptions {
@@ -32,9 +32,8 @@ export function createOpenAiEmbeddings(options: OpenAiEmbeddingsOptions): Embedd
     async create(call: EmbeddingsCall): Promise<EmbeddingsResult> {
       const body = JSON.stringify(toOpenAiEmbeddingsRequest(call));
       const response = await options.client.request({ url, headers, body, signal: call.signal });
-      // Read as text (not `json()`): the vectors' own digits are relayed (see raw-vectors).
-      const text = await response.text();
-      return fromOpenAiEmbeddingsText(text, inputList(call.input).length);
+      // Read as bytes (not `json()`): the vectors' own bytes are relayed (see vector-skeleton).
+      return fromOpenAiEmbeddingsBytes(await response.bytes(), inputList(call.input).length);
     },
   };
 }

@@ -16,8 +16,7 @@ export function embeddingsRoutes(deps: EmbeddingsRouteDeps): Router<GatewayState
     try {
       const json = await createEmbeddings(deps, admitted, client.signal);
       ctx.type = 'application/json';
-      // One UTF-8 encoding of an answer that can be megabytes (a string body is measured, then encoded).
-      ctx.body = Buffer.from(json);
+      ctx.body = json;
     } finally {
       client.dispose();
       // Whatever ended the request, its hold ends with it (a no-op once settled).
