@@ -15,5 +15,6 @@ export { type KeyEventSink, KeyService } from './keys/key-service.js';
 export type { KeyDoc, KeyRole, KeySpendDoc, SharedLimits } from './keys/key-types.js';
 export { toKeyView } from './keys/key-view.js';
 export { capRooms, type KeyLiveUsage, periodSpend } from './keys/limit-room.js';
+export { LIFETIME_PERIOD, lifetimeSpend, lifetimeSpendId } from './keys/lifetime-spend.js';
 export { sharedLimitsSchema } from './keys/limits-schema.js';
 export { toSharedLimits } from './keys/shared-limits.js';

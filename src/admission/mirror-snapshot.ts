@@ -1,6 +1,6 @@
 import type { MongoClient } from 'mongodb';
 import { bucketOwner, type MirrorName, spendMirror } from '../billing/index.js';
-import { type AccountCollections, type KeyCollections, periodSpend } from '../accounts/index.js';
+import { type AccountCollections, type KeyCollections, lifetimeSpend, periodSpend } from '../accounts/index.js';
 import type { LedgerCollections } from '../ledger/index.js';
 
 export type { MirrorName } from '../billing/index.js';
@@ -59,7 +59,7 @@ async function readFigure(c: AccountCollections & KeyCollections & LedgerCollect
     }
     case 'lifetime': {
       const key = await c.keys.findOne({ _id: q.keyId }, { session, projection: { spend: 1 } });
-      return key?.spend ?? 0n;
+      return key ? ((await lifetimeSpend(c, [key], session)).get(key._id) ?? 0n) : 0n;
     }
     default: {
       const m = spendMirror(name);

@@ -225,7 +225,6 @@ export async function applyCharges(
     throw err;
   }
   if (!headsApplied) await writeAll(c.accounts, built.totals.accountOps(built.heads, balancesApplied), session);
-  await writeAll(c.keys, built.totals.keyOps(), session);
   await writeAll(c.keySpend, built.totals.spendOps(), session);
   for (const [id, outcome] of built.outcomes) outcomes.set(id, outcome);
   return outcomes;

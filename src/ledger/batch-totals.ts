@@ -1,5 +1,5 @@
 import type { AnyBulkWriteOperation } from 'mongodb';
-import type { AccountDoc, KeyDoc, KeySpendDoc } from '../accounts/index.js';
+import { type AccountDoc, type KeySpendDoc, LIFETIME_PERIOD, lifetimeSpendId } from '../accounts/index.js';
 import { bucketOwner, type LimitScope, periodOf, resetOf } from '../billing/index.js';
 import type { ChainHead } from './ledger-chain.js';
 
@@ -18,18 +18,19 @@ const KEEP_SPEND_DAYS = 40 * 24 * 3600 * 1000;
 interface SpendTotal {
   keyId: string;
   period: string;
-  end: Date;
+  /** The end of the period; none for a key's lifetime, whose document stays. */
+  end?: Date;
   amount: bigint;
 }
 
 /**
  * Increments of one batch summed per document, so a batch of n charges on one account and key
- * is one update of each (account, key, and the day's spend of the key, the account and the end
- * user) instead of n: MongoDB applies the same totals either way, with far less work.
+ * is one update of each (account; the key's lifetime; the day's spend of the key, the account
+ * and the end user) instead of n: MongoDB applies the same totals either way, with far less
+ * work. Every spend document is in `key_spend`, so they all go in one command.
  */
 export class BatchTotals {
   readonly accounts = new Map<string, { charged: bigint; absorbed: bigint }>();
-  readonly keys = new Map<string, bigint>();
   readonly spend = new Map<string, SpendTotal>();
 
   add(r: TotalledCharge, charged: bigint, absorbed: bigint): void {
@@ -37,20 +38,20 @@ export class BatchTotals {
     account.charged += charged;
     account.absorbed += absorbed;
     this.accounts.set(r.accountId, account);
-    this.keys.set(r.keyId, (this.keys.get(r.keyId) ?? 0n) + r.cost);
+    this.addSpend(lifetimeSpendId(r.keyId), { keyId: r.keyId, period: LIFETIME_PERIOD, amount: r.cost });
     const scopes: LimitScope[] = r.endUserTag === undefined ? ['key', 'account'] : ['key', 'account', 'user'];
     for (const scope of scopes) {
       const owner = bucketOwner(scope, { accountId: r.accountId, keyId: r.keyId, endUser: r.endUserTag });
       // Per day only: a week's and a month's spend are the sums of their days (see `daysSoFar`).
-      this.addSpend(owner, periodOf('day', r.at), resetOf('day', r.at) as Date, r.cost);
+      const period = periodOf('day', r.at);
+      this.addSpend(`${owner}:${period}`, { keyId: owner, period, end: resetOf('day', r.at) as Date, amount: r.cost });
     }
   }
 
-  private addSpend(owner: string, period: string, end: Date, cost: bigint): void {
-    const id = `${owner}:${period}`;
-    const total = this.spend.get(id) ?? { keyId: owner, period, end, amount: 0n };
-    total.amount += cost;
-    this.spend.set(id, total);
+  private addSpend(id: string, charge: SpendTotal): void {
+    const total = this.spend.get(id);
+    if (total) total.amount += charge.amount;
+    else this.spend.set(id, charge);
   }
 
   /** Balance increments (unless already applied) and the new chain head of each account. */
@@ -62,15 +63,11 @@ export class BatchTotals {
     });
   }
 
-  keyOps(): AnyBulkWriteOperation<KeyDoc>[] {
-    return [...this.keys].map(([id, spend]) => ({ updateOne: { filter: { _id: id }, update: { $inc: { spend } } } }));
-  }
-
   spendOps(): AnyBulkWriteOperation<KeySpendDoc>[] {
     return [...this.spend].map(([id, t]) => ({
       updateOne: {
         filter: { _id: id },
-        update: { $inc: { amount: t.amount }, $setOnInsert: { key_id: t.keyId, period: t.period, expires_at: new Date(t.end.getTime() + KEEP_SPEND_DAYS) } },
+        update: { $inc: { amount: t.amount }, $setOnInsert: { key_id: t.keyId, period: t.period, ...(t.end ? { expires_at: new Date(t.end.getTime() + KEEP_SPEND_DAYS) } : {}) } },
         upsert: true,
       },
     }));

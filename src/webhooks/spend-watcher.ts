@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { type AccountCollections, type KeyCollections, periodSpend } from '../accounts/index.js';
+import { type AccountCollections, type KeyCollections, lifetimeSpend, periodSpend } from '../accounts/index.js';
 import { type Clock, dayPeriod, monthPeriod, toUsdNumber } from '../billing/index.js';
 import type { LedgerBatch, LedgerWriterObserver } from '../ledger/index.js';
 import type { EndpointService } from './endpoint-service.js';
@@ -86,11 +86,12 @@ export class SpendWatcher implements LedgerWriterObserver {
       ['day', dayPeriod(now), caps.day],
       ['month', monthPeriod(now), caps.month],
     ];
-    // Read once, and only when a day or month cap needs it.
+    // Read once, and only when a cap needs it.
     const periods = caps.day === undefined && caps.month === undefined ? undefined : await periodSpend(this.c, key._id, now);
+    const lifetime = caps.lifetime === undefined ? 0n : ((await lifetimeSpend(this.c, [key])).get(key._id) ?? 0n);
     for (const [window, period, cap] of windows) {
       if (cap === undefined) continue;
-      const spend = window === 'lifetime' ? key.spend : (periods?.[window] ?? 0n);
+      const spend = window === 'lifetime' ? lifetime : (periods?.[window] ?? 0n);
       for (const pct of reachedThresholds(spend, cap)) {
         const data = { account_id: accountId, key_id: keyId, window, period, threshold_percent: pct, cap_usd: toUsdNumber(cap), spend_usd: toUsdNumber(spend) };
         await this.emitter.emit({ accountId, type: 'budget.threshold', data, once: `${keyId}:${period}:${cap}:${pct}` });

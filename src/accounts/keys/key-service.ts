@@ -3,6 +3,7 @@ import { newId } from '../../platform/util/index.js';
 import type { CreateKeyInput, PatchKeyInput } from './key-input-schema.js';
 import { mintSecret } from './key-secret.js';
 import type { KeyDoc, KeyLimits, SpendCaps } from './key-types.js';
+import { withLifetimeSpend } from './lifetime-spend.js';
 import type { KeyCollections } from './key-collections.js';
 import { definedCaps, toSharedLimits } from './shared-limits.js';
 
@@ -62,6 +63,11 @@ export class KeyService {
 
   /** One key; 404 when missing or (if given) owned by another account. */
   async get(keyId: string, accountId?: string): Promise<KeyDoc> {
+    const [doc] = await withLifetimeSpend(this.c, [await this.owned(keyId, accountId)]);
+    return doc!;
+  }
+
+  private async owned(keyId: string, accountId: string | undefined): Promise<KeyDoc> {
     const doc = await this.c.keys.findOne({ _id: keyId });
     if (!doc || (accountId !== undefined && doc.account_id !== accountId)) {
       throw new GatewayError('not_found', `No key '${keyId}'`, { param: 'key_id' });
@@ -70,13 +76,13 @@ export class KeyService {
   }
 
   /** The keys of an account, newest first. */
-  list(accountId: string): Promise<KeyDoc[]> {
-    return this.c.keys.find({ account_id: accountId }).sort({ created_at: -1 }).limit(1000).toArray();
+  async list(accountId: string): Promise<KeyDoc[]> {
+    return withLifetimeSpend(this.c, await this.c.keys.find({ account_id: accountId }).sort({ created_at: -1 }).limit(1000).toArray());
   }
 
   /** Applies an update; `limits` replaces the whole set. */
   async patch(keyId: string, input: PatchKeyInput, accountId?: string): Promise<KeyDoc> {
-    const current = await this.get(keyId, accountId);
+    const current = await this.owned(keyId, accountId);
     const set: Partial<KeyDoc> = {};
     if (input.name !== undefined) set.name = input.name;
     if (input.disabled !== undefined) set.disabled = input.disabled;
@@ -86,12 +92,13 @@ export class KeyService {
     if (!updated) throw new GatewayError('not_found', `No key '${keyId}'`, { param: 'key_id' });
     await this.onChange(updated);
     if (updated.disabled && !current.disabled) this.events?.disabled(updated);
-    return updated;
+    const [shown] = await withLifetimeSpend(this.c, [updated]);
+    return shown!;
   }
 
   /** Deletes a key for good. */
   async remove(keyId: string, accountId?: string): Promise<void> {
-    const current = await this.get(keyId, accountId);
+    const current = await this.owned(keyId, accountId);
     await this.c.keys.deleteOne({ _id: current._id });
     await this.onChange(current);
   }
@@ -102,7 +109,7 @@ export class KeyService {
    * (its hash is announced for invalidation).
    */
   async rotate(keyId: string, accountId?: string): Promise<MintedKey> {
-    const old = await this.get(keyId, accountId);
+    const old = await this.owned(keyId, accountId);
     const secret = mintSecret();
     const updated = await this.c.keys.findOneAndUpdate(
       { _id: old._id },
@@ -113,6 +120,7 @@ export class KeyService {
     // The old hash is the one caches hold: announcing it ends the old secret everywhere.
     await this.onChange(old);
     this.events?.rotated(updated);
-    return { doc: updated, raw: secret.raw };
+    const [shown] = await withLifetimeSpend(this.c, [updated]);
+    return { doc: shown!, raw: secret.raw };
   }
 }

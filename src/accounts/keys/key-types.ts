@@ -47,7 +47,11 @@ export interface KeyDoc {
   disabled: boolean;
   expires_at: Date | null;
   limits: KeyLimits;
-  /** Lifetime cost of requests made with this key, nano-USD. */
+  /**
+   * Lifetime cost of requests made with this key, nano-USD, as the key document holds it:
+   * charges now add to the key's lifetime document in `key_spend` instead, so readers take
+   * `lifetimeSpend`, and `KeyService` answers with the sum.
+   */
   spend: bigint;
   created_at: Date;
 }
@@ -61,6 +65,6 @@ export interface KeySpendDoc {
   key_id: string;
   period: string;
   amount: bigint;
-  /** When this record may be dropped (TTL index). */
-  expires_at: Date;
+  /** When this record may be dropped (TTL index); absent on a key's lifetime document, which stays. */
+  expires_at?: Date;
 }

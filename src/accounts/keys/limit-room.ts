@@ -2,6 +2,7 @@ import type { ClientSession } from 'mongodb';
 import { daysSoFar, type SpendWindow } from '../../billing/index.js';
 import type { KeyDoc, SharedLimits } from './key-types.js';
 import type { KeyCollections } from './key-collections.js';
+import { lifetimeSpend } from './lifetime-spend.js';
 import { capRoom, minuteFigures, sharedCaps, SPEND_WINDOWS, type ScopeFigures, type UsageScope } from './limit-usage.js';
 
 /** Live figures about a key that admission knows better than MongoDB (in-flight holds, RPM). */
@@ -75,11 +76,11 @@ export async function keyLimitFigures(c: KeyCollections, now: Date, key: KeyDoc,
   const none = Promise.resolve(undefined);
   const [spend, fresh, accountSpend, userSpend] = await Promise.all([
     periodSpend(c, key._id, now),
-    c.keys.findOne({ _id: key._id }, { projection: { spend: 1 } }),
+    c.keys.findOne({ _id: key._id }, { projection: { spend: 1 } }).then((doc) => lifetimeSpend(c, [doc ?? key])),
     account?.spend_cap ? periodSpend(c, key.account_id, now) : none,
     named && user?.spend_cap ? periodSpend(c, `${key._id}:u:${named.tag}`, now) : none,
   ]);
-  const keySpend = { ...spend, lifetime: fresh?.spend ?? key.spend };
+  const keySpend = { ...spend, lifetime: fresh.get(key._id) ?? key.spend };
   const scopes: ScopeFigures[] = [
     {
       scope: 'key',

@@ -8,6 +8,7 @@ import { MirrorLoader } from '../../../src/admission/mirrors.js';
 import { adminClient } from '../../helpers/admin-client.js';
 import { testEnv, type TestGateway } from '../../helpers/test-gateway.js';
 import { accountWithKey, manualClock, startLimitsGateway, usd } from './limits-fixtures.js';
+import { keyLifetimeSpend } from '../../helpers/key-spend.js';
 
 // Each interleaving of a mirror rebuild (MongoDB read, then Redis write) with a settling
 // charge (ledger commit, then FINISH) is forced with gates, against real Redis and MongoDB.
@@ -113,7 +114,7 @@ async function truth(accountId: string, keyId: string): Promise<Record<Four, big
   const spend = await periodSpend(c, keyId, at);
   return {
     balance: (await c.accounts.findOne({ _id: accountId }))?.balance ?? -1n,
-    lifetime: (await c.keys.findOne({ _id: keyId }))?.spend ?? -1n,
+    lifetime: await keyLifetimeSpend(c, keyId),
     day: spend.day,
     month: spend.month,
   };

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicInputTokens, openAiPromptTokens } from '../../fixtures/upstreams/vendor-counting.js';
 import { adminClient, call } from '../../helpers/admin-client.js';
 import { probeHold, startCountingGateway, usdText, type CountingGateway, type StatedHold } from './vendor-counting-gateway.js';
+import { keyLifetimeSpend } from '../../helpers/key-spend.js';
 
 let cg: CountingGateway;
 beforeAll(async () => {
@@ -101,8 +102,9 @@ describe('each input kind is held at least at what its upstream bills', () => {
     expect(charge!.cost).toBeLessThanOrEqual(hold.nano);
     expect(charge!.absorbed).toBe(0n);
     expect(charge!.over_limit).toBeUndefined();
-    const key = await cg.gw.deps.c.keys.findOne({ _id: keyId });
-    expect(key!.spend).toBeLessThanOrEqual(cap);
+    const spend = await keyLifetimeSpend(cg.gw.deps.c, keyId);
+    expect(spend).toBe(charge!.cost);
+    expect(spend).toBeLessThanOrEqual(cap);
     rows.push({ kind: kind.name, 'hold input tokens': hold.inputTokens, 'upstream input tokens': upstream, 'hold $': usdText(hold.nano), 'charge $': usdText(charge!.cost), 'cap $': usdText(cap) });
   }, 60_000);
 

@@ -7,6 +7,7 @@ import { spawnWeb, type WebProcess } from '../../helpers/spawn-web.js';
 import { startTestGateway, testEnv, type TestGateway } from '../../helpers/test-gateway.js';
 import { streamChat, type StreamResult } from '../chat/chat-client.js';
 import { accountWithKey } from './limits-fixtures.js';
+import { keyLifetimeSpend } from '../../helpers/key-spend.js';
 
 const env = testEnv({ LOG_LEVEL: 'warn' });
 let gw: TestGateway;
@@ -115,8 +116,9 @@ describe.each([false, true])('100 concurrent chats against balance and caps (str
     const { charged, absorbed } = await checkLedger(accountId, ok);
     expect(absorbed).toBe(0n);
     expect(charged).toBeLessThanOrEqual(cap);
-    const spend = await gw.deps.c.keys.findOne({ _id: keyId });
-    expect(spend?.spend).toBeLessThanOrEqual(cap);
+    const spend = await keyLifetimeSpend(gw.deps.c, keyId);
+    expect(spend).toBe(charged + absorbed);
+    expect(spend).toBeLessThanOrEqual(cap);
   });
 });
 

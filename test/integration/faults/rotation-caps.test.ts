@@ -4,6 +4,7 @@ import { adminClient, call, type JsonResponse } from '../../helpers/admin-client
 import type { TestGateway } from '../../helpers/test-gateway.js';
 import { accountWithKey, charge, startLimitsGateway, usd } from '../admission/limits-fixtures.js';
 import { expectExactMoney, reportedByTestRoute } from './money-invariants.js';
+import { keyLifetimeSpend } from '../../helpers/key-spend.js';
 
 let gw: TestGateway;
 
@@ -43,8 +44,7 @@ describe('key rotation against spend caps', () => {
     for (const r of answers) expect([200, 403]).toContain(r.status);
     // 24 asked over 6 secrets; the cap allows 10 in all.
     expect(admitted).toBe(10);
-    const key = await gw.deps.c.keys.findOne({ _id: keyId });
-    expect(key?.spend).toBe(10n * UNIT);
+    expect(await keyLifetimeSpend(gw.deps.c, keyId)).toBe(10n * UNIT);
     await expectExactMoney(gw.deps, accountId, reportedByTestRoute(answers), { capNano: usd(0.01) });
     console.info(`[fault] rotation x6 against a 10-unit day cap: admitted ${admitted}/10, overspend 0 USD`);
   });
