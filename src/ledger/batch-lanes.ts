@@ -2,7 +2,7 @@ import type { ChargeRequest } from './apply-charges.js';
 
 /**
  * The documents a charge writes besides its own entry, named once: its account (balance,
- * charged, absorbed) and its key (spend, day and month spend). Two batches that share none of
+ * charged, absorbed) and its key (its lifetime and day spend). Two batches that share none of
  * these lanes write disjoint documents, so their transactions can commit side by side
  * without write conflicts, and their outcomes do not depend on which commits first.
  */
