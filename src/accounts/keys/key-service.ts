@@ -63,8 +63,13 @@ export class KeyService {
 
   /** One key; 404 when missing or (if given) owned by another account. */
   async get(keyId: string, accountId?: string): Promise<KeyDoc> {
-    const [doc] = await withLifetimeSpend(this.c, [await this.owned(keyId, accountId)]);
-    return doc!;
+    return this.shown(await this.owned(keyId, accountId));
+  }
+
+  /** A key as answered: `spend` is its whole lifetime spend. */
+  private async shown(doc: KeyDoc): Promise<KeyDoc> {
+    const [shown] = await withLifetimeSpend(this.c, [doc]);
+    return shown!;
   }
 
   private async owned(keyId: string, accountId: string | undefined): Promise<KeyDoc> {
@@ -92,8 +97,7 @@ export class KeyService {
     if (!updated) throw new GatewayError('not_found', `No key '${keyId}'`, { param: 'key_id' });
     await this.onChange(updated);
     if (updated.disabled && !current.disabled) this.events?.disabled(updated);
-    const [shown] = await withLifetimeSpend(this.c, [updated]);
-    return shown!;
+    return this.shown(updated);
   }
 
   /** Deletes a key for good. */
@@ -120,7 +124,6 @@ export class KeyService {
     // The old hash is the one caches hold: announcing it ends the old secret everywhere.
     await this.onChange(old);
     this.events?.rotated(updated);
-    const [shown] = await withLifetimeSpend(this.c, [updated]);
-    return { doc: shown!, raw: secret.raw };
+    return { doc: await this.shown(updated), raw: secret.raw };
   }
 }
