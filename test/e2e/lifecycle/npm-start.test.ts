@@ -11,7 +11,12 @@ const UP_MS = 180_000;
 const STOP_MS = 30_000;
 const TEST_MS = 600_000;
 
-describe('npm start in a scratch checkout: no orphans, no spinning, one owner per data folder', () => {
+/**
+ * The tests run in order in one checkout, so each test's first start is also the later start
+ * after what the test before it left behind (a closed pipe, a stopped release, a failed
+ * release, …): it must come up, or reach the step it waits for, in that state.
+ */
+describe.sequential('npm start in a scratch checkout: no orphans, no spinning, one owner per data folder', () => {
   let checkout: ScratchCheckout;
   const started: NpmStart[] = [];
 
@@ -54,7 +59,7 @@ describe('npm start in a scratch checkout: no orphans, no spinning, one owner pe
     return { exit, left };
   };
 
-  /** A later start in the same checkout comes up and stops cleanly: what it did, for the record. */
+  /** A later start in the same checkout comes up and stops cleanly (after the last test). */
   const nextStartWorks = async (): Promise<string> => {
     const port = await freePort();
     const next = launch(port);
@@ -64,7 +69,7 @@ describe('npm start in a scratch checkout: no orphans, no spinning, one owner pe
     return 'came up (gateway answered /readyz) and stopped, nothing left';
   };
 
-  const record = (sequence: string, left: CheckoutProcess[], second: string): void =>
+  const record = (sequence: string, left: CheckoutProcess[], second = 'the next test starts in this state'): void =>
     console.log(`[${sequence}] left behind: ${JSON.stringify(left)}; second start: ${second}`);
 
   it('output piped into a reader that exits once the gateway is up, then SIGTERM: everything exits', async () => {
@@ -74,8 +79,7 @@ describe('npm start in a scratch checkout: no orphans, no spinning, one owner pe
     const { exit, left } = await stop(first);
     expect(left, 'processes left after SIGTERM with a closed output pipe').toEqual([]);
     expect(exit).not.toBe('still running');
-    const second = await nextStartWorks();
-    record(`closed output pipe, npm ${exit}`, left, second);
+    record(`closed output pipe, npm ${exit}`, left);
   }, TEST_MS);
 
   it('SIGTERM during the release step stops the stores and the release step', async () => {
@@ -88,7 +92,7 @@ describe('npm start in a scratch checkout: no orphans, no spinning, one owner pe
     expect(first.output()).not.toContain('start failed');
     expect(first.output()).toContain('stopping web, then worker, then local services');
     expect(exit).not.toBe('still running');
-    record(`SIGTERM during release, npm ${exit}`, left, await nextStartWorks());
+    record(`SIGTERM during release, npm ${exit}`, left);
   }, TEST_MS);
 
   it('a release step that fails stops the stores and exits non-zero', async () => {
@@ -100,7 +104,7 @@ describe('npm start in a scratch checkout: no orphans, no spinning, one owner pe
     const exit = await first.exited;
     expect(exit).not.toBe('code 0');
     expect(first.output()).toContain('start failed: scripts/release.ts exited with 1');
-    record(`failing release, npm ${exit}`, left, await nextStartWorks());
+    record(`failing release, npm ${exit}`, left);
   }, TEST_MS);
 
   it('two starts at once on one data folder: one runs, the other names it and exits 2', async () => {
@@ -129,7 +133,7 @@ describe('npm start in a scratch checkout: no orphans, no spinning, one owner pe
     const left = await leftovers();
     expect(left, 'processes left after SIGTERM to npm alone').toEqual([]);
     expect(first.output()).toContain('the npm that started this ended without stopping it: stopping');
-    record(`SIGTERM to npm alone, all gone after ${((Date.now() - sent) / 1000).toFixed(1)} s`, left, await nextStartWorks());
+    record(`SIGTERM to npm alone, all gone after ${((Date.now() - sent) / 1000).toFixed(1)} s`, left);
   }, TEST_MS);
 
   it('a start right after the previous one was sent SIGTERM waits for it, then runs', async () => {

@@ -1,4 +1,4 @@
-import { countTokens as claude2Count } from '@anthropic-ai/tokenizer';
+import { getTokenizer as claude2Tokenizer } from '@anthropic-ai/tokenizer';
 import { countTokens as cl100kCount } from 'gpt-tokenizer/encoding/cl100k_base';
 import { countTokens as o200kCount } from 'gpt-tokenizer/encoding/o200k_base';
 import llama2 from 'llama-tokenizer-js';
@@ -34,6 +34,8 @@ export interface VendorTokenizer {
 export function vendorTokenizers(): VendorTokenizer[] {
   const mistral7b = mistral.getTokenizerForModel('open-mistral-7b-v0.1');
   const nemo = mistral.getTokenizerForModel('open-mistral-nemo');
+  // The package's own countTokens builds (and frees) its 65 K-rank tokenizer on every call.
+  const claude2 = claude2Tokenizer();
   return [
     { name: 'o200k (gpt-4o)', o200k: true, prefix: 0, count: (t) => o200kCount(t, PLAIN) },
     { name: 'cl100k (gpt-4)', o200k: false, prefix: 0, count: (t) => cl100kCount(t, PLAIN) },
@@ -41,6 +43,6 @@ export function vendorTokenizers(): VendorTokenizer[] {
     { name: 'mistral v1 (32k SP)', o200k: false, prefix: 1, count: (t) => mistral7b.encode(t, false, false).length },
     { name: 'mistral tekken (nemo)', o200k: false, prefix: 0, count: (t) => nemo.encode(t, false, false).length },
     { name: 'llama 1/2 (32k SP)', o200k: false, prefix: 0, count: (t) => (t === '' ? 0 : llama2.encode(t, false, false).length) },
-    { name: 'claude 2 (approx. for 3+)', o200k: false, prefix: 0, count: (t) => claude2Count(t) },
+    { name: 'claude 2 (approx. for 3+)', o200k: false, prefix: 0, count: (t) => claude2.encode(t.normalize('NFKC'), 'all').length },
   ];
 }
