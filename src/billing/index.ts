@@ -3,11 +3,10 @@
  * This file is the module's face: code outside the module imports from here only.
  */
 export { dataUrlDimensions, imageTokenBound } from './image-tokens.js';
-export { formatUsd, maxBig, minBig, type Nano, parsePrice, parseUsdAmount, parseUsdCap, toUsdNumber } from './money.js';
+export { attoUsd, ceilAttoToNano, formatUsd, maxBig, minBig, type Nano, parsePrice, parseUsdAmount, parseUsdCap, toUsdNumber } from './money.js';
 export { type Clock, dayPeriod, monthPeriod, nextDayStart, systemClock, weekPeriod } from './periods.js';
 export { PRICE_KEYS, type PriceKey } from './price-keys.js';
 export {
-  attoUsd,
   type BilledUnits,
   chatUnits,
   type CostLine,

@@ -13,8 +13,11 @@ export type Atto = bigint;
 const NANO_DIGITS = 9;
 const ATTO_DIGITS = 18;
 const ATTO_PER_NANO = 10n ** 9n;
+/** Named once: a BigInt power is computed, and allocated, every time it is evaluated. */
+const NANO_PER_USD = 10n ** 9n;
+const ATTO_PER_USD = 10n ** 18n;
 /** Largest single credit accepted: one million USD. */
-const MAX_CREDIT_NANO = 1_000_000n * 10n ** 9n;
+const MAX_CREDIT_NANO = 1_000_000n * NANO_PER_USD;
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 
 function parseDecimal(text: string, digits: number): bigint | null {
@@ -62,13 +65,37 @@ export function attoToNano(atto: Atto): Nano {
   return (atto + ATTO_PER_NANO / 2n) / ATTO_PER_NANO;
 }
 
+/** Rounds an atto-USD amount up to whole nano-USD (what a hold must cover). */
+export function ceilAttoToNano(atto: Atto): Nano {
+  return (atto + ATTO_PER_NANO - 1n) / ATTO_PER_NANO;
+}
+
+/** Decimal text of `amount / unit` without trailing zeros; `digits` is log10(unit). */
+function decimalOf(amount: bigint, unit: bigint, digits: number): string {
+  const negative = amount < 0n;
+  const abs = negative ? -amount : amount;
+  const fraction = (abs % unit).toString().padStart(digits, '0').replace(/0+$/, '');
+  return `${negative ? '-' : ''}${abs / unit}${fraction ? `.${fraction}` : ''}`;
+}
+
+/** Unit prices already written as text: a catalog has few of them, and each request shows some. */
+const attoTexts = new Map<Atto, string>();
+const MAX_ATTO_TEXTS = 10_000;
+
+/** Unit prices in atto-USD as decimal USD text (up to 18 decimals). */
+export function attoUsd(atto: Atto): string {
+  let text = attoTexts.get(atto);
+  if (text === undefined) {
+    if (attoTexts.size >= MAX_ATTO_TEXTS) attoTexts.clear();
+    text = decimalOf(atto, ATTO_PER_USD, ATTO_DIGITS);
+    attoTexts.set(atto, text);
+  }
+  return text;
+}
+
 /** Exact decimal text of a nano-USD amount, without trailing zeros (`0.000123`). */
 export function formatUsd(nano: Nano): string {
-  const negative = nano < 0n;
-  const abs = negative ? -nano : nano;
-  const whole = abs / 10n ** 9n;
-  const fraction = (abs % 10n ** 9n).toString().padStart(NANO_DIGITS, '0').replace(/0+$/, '');
-  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+  return decimalOf(nano, NANO_PER_USD, NANO_DIGITS);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { attoToNano, formatUsd, type Atto, type Nano } from './money.js';
+import { attoToNano, attoUsd, formatUsd, type Atto, type Nano } from './money.js';
 import type { PriceKey } from './price-keys.js';
 
 export { PRICE_KEYS, type PriceKey } from './price-keys.js';
@@ -119,13 +119,6 @@ export interface CostLineWire {
   units: number;
   unit_price_usd: string;
   amount_usd: string;
-}
-
-/** Unit prices in atto-USD as decimal USD text (up to 18 decimals). */
-export function attoUsd(atto: Atto): string {
-  const whole = atto / 10n ** 18n;
-  const fraction = (atto % 10n ** 18n).toString().padStart(18, '0').replace(/0+$/, '');
-  return fraction === '' ? whole.toString() : `${whole}.${fraction}`;
 }
 
 /** The wire form of cost lines. */

@@ -1,4 +1,4 @@
-import { formatUsd, holdUnitPrices, type Nano } from '../../billing/index.js';
+import { ceilAttoToNano, formatUsd, holdUnitPrices, type Nano } from '../../billing/index.js';
 import type { CatalogModel, PriceKey } from '../../catalog/index.js';
 import type { ChatRequestBody } from '../../providers/index.js';
 import { promptTokenBound, type HoldInputs } from './prompt-bound.js';
@@ -43,10 +43,6 @@ export interface HoldUnits {
   webSearches: number;
 }
 
-function ceilNano(atto: bigint): Nano {
-  return (atto + 10n ** 9n - 1n) / 10n ** 9n;
-}
-
 /**
  * The worst-case cost of some hold units: every input token at the dearest input price (a
  * token may turn out to be a cache write, dearer than plain input), every output token at the
@@ -68,7 +64,7 @@ export interface HoldPart {
 
 /** The parts {@link holdCost} sums (before its rounding margin), so a quote can show them. */
 export function holdParts(model: CatalogModel, units: HoldUnits): HoldPart[] {
-  const part = (component: PriceKey, count: number, unitPrice: bigint): HoldPart => ({ component, units: count, unitPrice, amount: ceilNano(BigInt(count) * unitPrice) });
+  const part = (component: PriceKey, count: number, unitPrice: bigint): HoldPart => ({ component, units: count, unitPrice, amount: ceilAttoToNano(BigInt(count) * unitPrice) });
   const prices = model.holdPrices ?? holdUnitPrices(model);
   return [
     part('prompt', units.promptTokens, prices.input),

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parsePrice } from '../../../src/billing/money.js';
+import { attoUsd, formatUsd, parsePrice } from '../../../src/billing/money.js';
 import { costOf, priceUnits, type BilledUnits } from '../../../src/billing/pricing.js';
 import { holdCost } from '../../../src/chat/admit/chat-estimate.js';
 import type { CatalogModel, PriceKey } from '../../../src/catalog/model-types.js';
@@ -20,6 +20,28 @@ const units: fc.Arbitrary<BilledUnits> = fc.dictionary(fc.constantFrom(...KEYS.f
 function reference(m: CatalogModel, u: BilledUnits): bigint {
   return priceUnits(m, u).lines.reduce((sum, l) => sum + (l.unitPrice * BigInt(l.units) + 500_000_000n) / 1_000_000_000n, 0n);
 }
+
+describe('USD text is exact', () => {
+  it('a unit price written as text parses back to the same atto-USD, the first time and the remembered time', () => {
+    fc.assert(fc.property(price, (p) => {
+      const atto = parsePrice(p);
+      const text = attoUsd(atto);
+      expect(text).not.toMatch(/\.$|\.\d*0$/);
+      expect(parsePrice(text)).toBe(atto);
+      expect(attoUsd(atto)).toBe(text);
+    }), { numRuns: 500 });
+  });
+
+  it('a nano-USD amount, negative or not, reads back as the same number of nano-USD', () => {
+    fc.assert(fc.property(fc.bigInt({ min: -(10n ** 15n), max: 10n ** 15n }), (nano) => {
+      const text = formatUsd(nano);
+      expect(text).not.toMatch(/\.$|\.\d*0$/);
+      const [whole = '', fraction = ''] = text.replace('-', '').split('.');
+      const back = BigInt(whole) * 10n ** 9n + BigInt(fraction.padEnd(9, '0'));
+      expect(text.startsWith('-') ? -back : back).toBe(nano);
+    }), { numRuns: 500 });
+  });
+});
 
 describe('pricing is exact, additive and monotone', () => {
   it('lines sum exactly to costOf, and costOf equals the BigInt reference', () => {
