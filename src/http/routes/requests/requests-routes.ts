@@ -54,6 +54,9 @@ export function requestsRoutes(deps: RequestsRouteDeps): Router<GatewayState> {
     const q = validate(usageSchema, ctx.query);
     const range = usageRange(q, deps.clock());
     const accountId = requireKey(ctx).account_id;
+    if (q.account_id !== undefined && q.account_id !== accountId) {
+      throw new GatewayError('permission_denied', "A management key reads only its own account's usage; the operator API reads any account.", { param: 'account_id' });
+    }
     ctx.body = { data: await deps.records.usage(range, accountId, q.end_user) };
   });
 

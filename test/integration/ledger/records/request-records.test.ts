@@ -122,6 +122,11 @@ describe('request records', () => {
       expect(res.body.error.param, query).toBe(param);
     }
     expect((await keyGet(url, owner.raw, '/v1/usage')).status).toBe(403);
+    // A management key names only its own account; another one is refused, not answered with its own figures.
+    const other = await keyGet(url, management, `/v1/usage?account_id=${stranger.accountId}`);
+    expect(other.status).toBe(403);
+    expect(other.body.error).toMatchObject({ code: 'permission_denied', param: 'account_id' });
+    expect((await keyGet(url, management, `/v1/usage?account_id=${owner.accountId}`)).status).toBe(200);
   });
 
   it('usage per day and model equals the ledger', async () => {
