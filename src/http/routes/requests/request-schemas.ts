@@ -32,7 +32,7 @@ const page = { limit: z.coerce.number().int().min(1).max(500).default(50), curso
 export const recordListSchema = z.object({ ...filters, ...page });
 /** `GET /v1/admin/requests`. */
 export const adminRecordListSchema = z.object({ ...filters, ...page, account_id: publicId('acct').optional() });
-/** `GET /v1/usage`; `account_id`, when given, must be the key's own (as OpenRouter-style clients send it). */
+/** `GET /v1/usage`; `account_id`, when given, must be the key's own account. */
 export const usageSchema = z.object({ ...range, account_id: publicId('acct').optional(), end_user: endUser });
 /** `GET /v1/admin/usage`. */
 export const adminUsageSchema = z.object({ ...range, account_id: publicId('acct').optional(), end_user: endUser });
