@@ -15,18 +15,13 @@ export interface ConnectionProfile {
   readonly maxBackoffMs: number;
   /** One subscriber per master for SSUBSCRIBE (cluster only). */
   readonly shardedSubscribers?: boolean;
-  /**
-   * Send the commands issued in one turn of the event loop in one socket write (ioredis
-   * auto-pipelining): the FINISHes of one ledger batch, say, leave as one write instead of one each.
-   */
-  readonly autoPipeline?: boolean;
 }
 
 /**
  * Web-side profile: commands fail fast while disconnected (no offline queue) so that callers
  * answer 503 instead of hanging, and the client keeps reconnecting in the background.
  */
-export const FAIL_FAST: ConnectionProfile = { offlineQueue: false, maxRetriesPerRequest: 1, connectTimeoutMs: 2_000, maxBackoffMs: 1_000, autoPipeline: true };
+export const FAIL_FAST: ConnectionProfile = { offlineQueue: false, maxRetriesPerRequest: 1, connectTimeoutMs: 2_000, maxBackoffMs: 1_000 };
 
 /**
  * Worker and listener profile: BullMQ requires `maxRetriesPerRequest: null` for blocking
@@ -44,7 +39,6 @@ function nodeOptions(target: RedisTarget, url: string, name: string, profile: Co
     ...redisTlsOptions(target, url),
     connectionName: name,
     enableOfflineQueue: profile.offlineQueue,
-    enableAutoPipelining: profile.autoPipeline ?? false,
     maxRetriesPerRequest: profile.maxRetriesPerRequest,
     connectTimeout: profile.connectTimeoutMs,
     retryStrategy: backoff(profile),
@@ -69,7 +63,6 @@ function cluster(target: RedisTarget, urls: readonly string[], name: string, pro
   const options: ClusterOptions = {
     redisOptions: { ...nodeOptions(target, first, name, profile), ...credentials(urls) },
     enableOfflineQueue: profile.offlineQueue,
-    enableAutoPipelining: profile.autoPipeline ?? false,
     clusterRetryStrategy: backoff(profile),
     // No reconnecting to a lost node: a command queued on a dead master would wait for it for
     // good; the slot refresh (on MOVED, on a lost connection, and every 2 s) finds its successor.
