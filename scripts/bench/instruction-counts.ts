@@ -49,6 +49,11 @@ export interface CallgrindRun {
   /** Per counted request, the idle rate × the counted window subtracted: all threads, event-loop thread. */
   perRequest: number;
   mainThreadPerRequest: number;
+  /**
+   * Counted calls refused with 503 and sent again (see sendChats). Their refusals, and the
+   * spool drain behind them, are counted too, so a run with any is an upper bound.
+   */
+  refused: number;
 }
 
 /** Instructions one relay executed per request of the fixed mix, in steady state. */
@@ -62,25 +67,28 @@ export interface InstructionCount {
   mainThreadPerRequest: number;
 }
 
-/** Tries of one warm-up call before the run gives up. */
-const WARM_UP_TRIES = 30;
+/** Tries of one call under valgrind before the run gives up. */
+const CALLGRIND_TRIES = 30;
 
 /**
- * Sends `count` non-streamed chat calls, `IN_FLIGHT` at a time; throws on any non-200, except
- * while warming up (`tries` > 1): under valgrind a web's wall-clock waits (a commit's 5 s before
- * it spools, a spool lock's refresh) can run out, and it answers 503 for a moment; such a call
- * is sent again after a second.
+ * Sends `count` non-streamed chat calls, `IN_FLIGHT` at a time, and returns how many answers
+ * were a 503 sent again; throws on any other non-200, and on a 503 once `tries` ran out.
+ * Under valgrind a web's wall-clock waits (a commit's 5 s before it spools, a spool lock's
+ * refresh) can run out, and it answers 503 for a moment; such a call is sent again after a second.
  */
-export async function sendChats(url: string, key: string, count: number, tries = 1): Promise<void> {
+export async function sendChats(url: string, key: string, count: number, tries = 1): Promise<number> {
+  let refused = 0;
   await timedPool(count, IN_FLIGHT, async () => {
     for (let attempt = 1; ; attempt++) {
       const res = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: chatHeaders(key), body: chatBody({ stream: false }), signal: AbortSignal.timeout(300_000) });
       await res.arrayBuffer();
       if (res.status === 200) return;
-      if (attempt >= tries) throw new Error(`a chat call answered ${res.status}`);
+      if (res.status !== 503 || attempt >= tries) throw new Error(`a chat call answered ${res.status}`);
+      refused++;
       await sleep(1_000);
     }
   });
+  return refused;
 }
 
 /** The median of an odd number of figures (the lower middle one of an even number). */
@@ -119,7 +127,7 @@ async function countRun(ctx: ScenarioContext, relay: 'floor' | 'farebox', index:
       return started;
     });
     ctx.log(`${relay} run ${index + 1}: ready under callgrind; warming up`);
-    await sendChats(url, key, WARM_UP_REQUESTS, WARM_UP_TRIES);
+    await sendChats(url, key, WARM_UP_REQUESTS, CALLGRIND_TRIES);
     ctx.log(`${relay} run ${index + 1}: warmed up; quiet window`);
     await sleep(SETTLE_SECONDS * 1000);
     zeroCounters(proc.pid);
@@ -128,7 +136,7 @@ async function countRun(ctx: ScenarioContext, relay: 'floor' | 'farebox', index:
     const idleSeconds = (performance.now() - idleFrom) / 1000;
     dumpCounters(proc.pid);
     const countedFrom = performance.now();
-    await sendChats(url, key, COUNTED_REQUESTS);
+    const refused = await sendChats(url, key, COUNTED_REQUESTS, CALLGRIND_TRIES);
     const countedSeconds = (performance.now() - countedFrom) / 1000;
     dumpCounters(proc.pid);
     const idle = dumpTotals(stack.logDir, prefix, proc.pid, 1);
@@ -140,8 +148,9 @@ async function countRun(ctx: ScenarioContext, relay: 'floor' | 'farebox', index:
       countedSeconds: Math.round(countedSeconds * 10) / 10,
       perRequest: steady(counted.all, idle.all, idleSeconds, countedSeconds),
       mainThreadPerRequest: steady(counted.main, idle.main, idleSeconds, countedSeconds),
+      refused,
     };
-    ctx.log(`${relay} run ${index + 1}: ${run.perRequest} instructions per request (${run.mainThreadPerRequest} on the event-loop thread); idle ${Math.round(idle.all / idleSeconds)}/s over ${run.idleSeconds} s, ${COUNTED_REQUESTS} requests in ${run.countedSeconds} s`);
+    ctx.log(`${relay} run ${index + 1}: ${run.perRequest} instructions per request (${run.mainThreadPerRequest} on the event-loop thread); idle ${Math.round(idle.all / idleSeconds)}/s over ${run.idleSeconds} s, ${COUNTED_REQUESTS} requests in ${run.countedSeconds} s${refused > 0 ? `; ${refused} answers were a 503 sent again (an upper bound)` : ''}`);
     return run;
   } finally {
     await stack.group.stop(name, 60_000);

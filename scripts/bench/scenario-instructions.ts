@@ -15,7 +15,8 @@ function spread(counts: readonly InstructionCount[], figure: Figure): string {
   return counts
     .map((c) => {
       const values = c.runs.map((r) => r[figure]);
-      return `${c.relay} ${millions(c[figure])} (runs ${values.map(millions).join(', ')})`;
+      const refused = c.runs.reduce((sum, r) => sum + r.refused, 0);
+      return `${c.relay} ${millions(c[figure])} (runs ${values.map(millions).join(', ')}${refused > 0 ? `; ${refused} calls refused with 503 and sent again` : ''})`;
     })
     .join('; ');
 }
