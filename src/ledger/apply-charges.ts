@@ -1,6 +1,7 @@
-import type { AnyBulkWriteOperation, ClientSession, Collection, Document } from 'mongodb';
+import type { ClientSession, Document } from 'mongodb';
 import type { AccountCollections, AccountDoc, KeyCollections } from '../accounts/index.js';
 import { type CostLineWire, maxBig, minBig } from '../billing/index.js';
+import { type BatchCommands, BatchWriteError } from './batch-commands.js';
 import { BatchTotals } from './batch-totals.js';
 import { linkEntry, type ChainHead } from './ledger-chain.js';
 import type { LedgerCollections } from './ledger-collection.js';
@@ -43,8 +44,11 @@ export interface ChargeOutcome {
   priceVersion?: string;
 }
 
-/** The collections a batch of charges writes. */
-export type ChargeCollections = AccountCollections & KeyCollections & LedgerCollections;
+/** The collections a batch of charges writes, and the commands that write them. */
+export interface ChargeStore {
+  readonly c: AccountCollections & KeyCollections & LedgerCollections;
+  readonly commands: BatchCommands;
+}
 
 function outcomeOf(entry: LedgerDoc, duplicate: boolean): ChargeOutcome {
   const outcome: ChargeOutcome = { cost: entry.cost, charged: entry.charged, absorbed: entry.absorbed, duplicate, prevHash: entry.prev_hash, hash: entry.hash, seq: entry.seq };
@@ -52,6 +56,8 @@ function outcomeOf(entry: LedgerDoc, duplicate: boolean): ChargeOutcome {
   if (entry.price_version !== undefined) outcome.priceVersion = entry.price_version;
   return outcome;
 }
+
+const DUPLICATE_KEY = 11000;
 
 /** How a batch learns which of its request ids are already in the ledger. */
 export type DuplicateCheck = 'read-first' | 'on-conflict';
@@ -146,7 +152,7 @@ const PROJECTION = { balance: 1, ledger_head: 1 };
  * balances and heads go in one bulkWrite later.
  */
 async function readAndBuild(
-  c: ChargeCollections,
+  { c, commands }: ChargeStore,
   session: ClientSession,
   fresh: readonly ChargeRequest[],
   hints: HeadHints | undefined,
@@ -168,22 +174,10 @@ async function readAndBuild(
   const guess = hint ? build(fresh, new Map([[id, total]]), new Map([[id, hint]])) : undefined;
   const head = guess?.heads.get(id);
   const update = floorUpdate(total, overLimit, hint && head ? { prev: hint.hash, head } : undefined);
-  const before = (await c.accounts.findOneAndUpdate({ _id: id }, update, { session, returnDocument: 'before', projection: PROJECTION })) as AccountRead | null;
+  const before = (await commands.findAndModify(c.accounts, { _id: id }, update, PROJECTION, session)) as AccountRead | null;
   if (!before) throw new Error(`charge for unknown account ${id}`);
   if (guess && hint && before.balance >= total && before.ledger_head?.hash === hint.hash) return { built: guess, balancesApplied: true, headsApplied: true };
   return { built: build(fresh, new Map([[id, before.balance]]), new Map([[id, before.ledger_head]])), balancesApplied: true, headsApplied: false };
-}
-
-/**
- * Applies updates in one command: a lone update as `updateOne`, which the driver sends with
- * far less work than a bulk write of one (most batches charge one key).
- */
-async function writeAll<T extends Document>(collection: Collection<T>, ops: AnyBulkWriteOperation<T>[], session: ClientSession): Promise<void> {
-  const [only] = ops;
-  if (ops.length === 1 && only && 'updateOne' in only) {
-    const { filter, update, upsert } = only.updateOne;
-    await collection.updateOne(filter, update, { session, upsert: upsert ?? false });
-  } else if (ops.length > 0) await collection.bulkWrite(ops, { session, ordered: false });
 }
 
 /**
@@ -200,12 +194,13 @@ async function writeAll<T extends Document>(collection: Collection<T>, ops: AnyB
  * batch again with `read-first`.
  */
 export async function applyCharges(
-  c: ChargeCollections,
+  store: ChargeStore,
   session: ClientSession,
   requests: readonly ChargeRequest[],
   check: DuplicateCheck = 'read-first',
   hints?: HeadHints,
 ): Promise<Map<string, ChargeOutcome>> {
+  const { c, commands } = store;
   const outcomes = new Map<string, ChargeOutcome>();
   if (check === 'read-first') {
     const ids = [...new Set(requests.map((r) => r.requestId))];
@@ -217,15 +212,15 @@ export async function applyCharges(
   const fresh = requests.filter((r) => !seen.has(r.requestId) && seen.add(r.requestId));
   if (fresh.length === 0) return outcomes;
 
-  const { built, balancesApplied, headsApplied } = await readAndBuild(c, session, fresh, hints);
+  const { built, balancesApplied, headsApplied } = await readAndBuild(store, session, fresh, hints);
   try {
-    await c.ledger.insertMany(built.entries, { session, ordered: true });
+    await commands.insert(c.ledger, built.entries, session);
   } catch (err) {
-    if (check === 'on-conflict' && (err as { code?: unknown }).code === 11000) throw new AlreadyCharged();
+    if (check === 'on-conflict' && err instanceof BatchWriteError && err.code === DUPLICATE_KEY) throw new AlreadyCharged();
     throw err;
   }
-  if (!headsApplied) await writeAll(c.accounts, built.totals.accountOps(built.heads, balancesApplied), session);
-  await writeAll(c.keySpend, built.totals.spendOps(), session);
+  if (!headsApplied) await commands.update(c.accounts, built.totals.accountUpdates(built.heads, balancesApplied), session);
+  await commands.update(c.keySpend, built.totals.spendUpdates(), session);
   for (const [id, outcome] of built.outcomes) outcomes.set(id, outcome);
   return outcomes;
 }

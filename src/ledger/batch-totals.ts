@@ -1,6 +1,6 @@
-import type { AnyBulkWriteOperation } from 'mongodb';
-import { type AccountDoc, type KeySpendDoc, LIFETIME_PERIOD, lifetimeSpendId } from '../accounts/index.js';
+import { LIFETIME_PERIOD, lifetimeSpendId } from '../accounts/index.js';
 import { bucketOwner, type LimitScope, periodOf, resetOf } from '../billing/index.js';
+import type { UpdateStatement } from './batch-commands.js';
 import type { ChainHead } from './ledger-chain.js';
 
 /** What a batch's totals take from one charge. */
@@ -55,21 +55,19 @@ export class BatchTotals {
   }
 
   /** Balance increments (unless already applied) and the new chain head of each account. */
-  accountOps(heads: ReadonlyMap<string, ChainHead>, balancesApplied: boolean): AnyBulkWriteOperation<AccountDoc>[] {
+  accountUpdates(heads: ReadonlyMap<string, ChainHead>, balancesApplied: boolean): UpdateStatement[] {
     return [...this.accounts].map(([id, t]) => {
       const $set = { ledger_head: heads.get(id) };
-      const update = balancesApplied ? { $set } : { $inc: { balance: -t.charged, charged: t.charged, absorbed: t.absorbed }, $set };
-      return { updateOne: { filter: { _id: id }, update } };
+      return { q: { _id: id }, u: balancesApplied ? { $set } : { $inc: { balance: -t.charged, charged: t.charged, absorbed: t.absorbed }, $set } };
     });
   }
 
-  spendOps(): AnyBulkWriteOperation<KeySpendDoc>[] {
+  /** The spend increments, each an upsert of its bucket. */
+  spendUpdates(): UpdateStatement[] {
     return [...this.spend].map(([id, t]) => ({
-      updateOne: {
-        filter: { _id: id },
-        update: { $inc: { amount: t.amount }, $setOnInsert: { key_id: t.keyId, period: t.period, ...(t.end ? { expires_at: new Date(t.end.getTime() + KEEP_SPEND_DAYS) } : {}) } },
-        upsert: true,
-      },
+      q: { _id: id },
+      u: { $inc: { amount: t.amount }, $setOnInsert: { key_id: t.keyId, period: t.period, ...(t.end ? { expires_at: new Date(t.end.getTime() + KEEP_SPEND_DAYS) } : {}) } },
+      upsert: true,
     }));
   }
 }

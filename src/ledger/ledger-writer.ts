@@ -1,7 +1,8 @@
 import type { ClientSession, MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
 import type { LedgerDoc } from './ledger-types.js';
-import { AlreadyCharged, applyCharges, type ChargeOutcome, type ChargeRequest, type DuplicateCheck } from './apply-charges.js';
+import { AlreadyCharged, applyCharges, type ChargeOutcome, type ChargeRequest, type ChargeStore, type DuplicateCheck } from './apply-charges.js';
+import { BatchCommands } from './batch-commands.js';
 import { BatchLanes, lanesOf } from './batch-lanes.js';
 import type { ChainHead } from './ledger-chain.js';
 import type { LedgerWriterObserver, LedgerBatch } from './ledger-observer.js';
@@ -81,12 +82,13 @@ export class LedgerWriter {
   private readonly observer: LedgerWriterObserver | undefined;
   private readonly reapAfterMs: number;
   private readonly orphans: OrphanedTransactions;
+  private readonly store: ChargeStore;
   /** Sessions of batches in flight. */
   private readonly sessions = new Set<ClientSession>();
 
   constructor(
     private readonly client: MongoClient,
-    private readonly c: AccountCollections & KeyCollections & LedgerCollections,
+    c: AccountCollections & KeyCollections & LedgerCollections,
     private readonly log: Logger,
     options: LedgerWriterOptions = {},
   ) {
@@ -97,6 +99,7 @@ export class LedgerWriter {
     this.observer = options.observer;
     this.reapAfterMs = Math.max(0, options.reapAfterMs ?? DEFAULT_REAP_AFTER_MS);
     this.orphans = new OrphanedTransactions(client, log, options.orphanIdleMs ?? ORPHAN_IDLE_MS);
+    this.store = { c, commands: new BatchCommands(client.db(c.ledger.dbName)) };
   }
 
   /** Records a charge; resolves with what was charged once it is durable. */
@@ -234,7 +237,7 @@ export class LedgerWriter {
       try {
         await session.withTransaction(
           async () => {
-            outcomes = await applyCharges(this.c, session, requests, check, this.heads);
+            outcomes = await applyCharges(this.store, session, requests, check, this.heads);
           },
           { writeConcern: { w: 'majority', journal: true } },
         );
