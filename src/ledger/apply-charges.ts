@@ -64,7 +64,7 @@ export type DuplicateCheck = 'read-first' | 'on-conflict';
 
 /**
  * Up to this many accounts in a batch, each account's balance is read and updated by one
- * findOneAndUpdate (a round trip per account); beyond it, one find and one bulkWrite (two
+ * findAndModify (a round trip per account); beyond it, one find and one update command (two
  * round trips) serve all accounts. Most batches of a busy gateway charge one account.
  */
 const UPDATE_EACH_ACCOUNT_UP_TO = 1;
@@ -147,9 +147,9 @@ const PROJECTION = { balance: 1, ledger_head: 1 };
 /**
  * Reads the accounts of a batch and builds it. Within the transaction each account document is
  * read and written, so a concurrent writer of the same account (another process, a top-up)
- * conflicts and retries: the chain cannot fork. One account: one findOneAndUpdate that applies
+ * conflicts and retries: the chain cannot fork. One account: one findAndModify that applies
  * the balance and, when the hinted head was right, the new head too. More: one find, and the
- * balances and heads go in one bulkWrite later.
+ * balances and heads go in one update command later.
  */
 async function readAndBuild(
   { c, commands }: ChargeStore,

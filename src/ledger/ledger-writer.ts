@@ -57,8 +57,8 @@ export interface LedgerWriterOptions {
 
 /**
  * Group-commit writer for charges. Charges arriving within a few milliseconds share one
- * MongoDB transaction (one insertMany of entries, one bulkWrite of balance and spend
- * increments); each caller's promise resolves only after that transaction committed, so a
+ * MongoDB transaction (the accounts' balances, one insert of the entries, one update of the
+ * spend increments); each caller's promise resolves only after that transaction committed, so a
  * cost is durable before it is reported. Charges are idempotent by request id.
  *
  * Several batches may commit at once when enough charges wait, so a burst need not queue
