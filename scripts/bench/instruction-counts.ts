@@ -51,7 +51,7 @@ export interface CallgrindRun {
   idleRates: DumpTotals[];
   counted: DumpTotals;
   countedSeconds: number;
-  /** Per counted request, the idle rate × the counted window subtracted: all threads, event-loop thread. */
+  /** Per counted request, the lowest idle rate × the counted window subtracted: all threads, event-loop thread. */
   perRequest: number;
   mainThreadPerRequest: number;
   /**
