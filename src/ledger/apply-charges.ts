@@ -6,6 +6,7 @@ import { BatchTotals } from './batch-totals.js';
 import { linkEntry, type ChainHead } from './ledger-chain.js';
 import type { LedgerCollections } from './ledger-collection.js';
 import type { LedgerDoc } from './ledger-types.js';
+import { DUPLICATE_KEY } from '../platform/db/index.js';
 
 /** One metered request to record. */
 export interface ChargeRequest {
@@ -57,7 +58,6 @@ function outcomeOf(entry: LedgerDoc, duplicate: boolean): ChargeOutcome {
   return outcome;
 }
 
-const DUPLICATE_KEY = 11000;
 
 /** How a batch learns which of its request ids are already in the ledger. */
 export type DuplicateCheck = 'read-first' | 'on-conflict';

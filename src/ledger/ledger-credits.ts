@@ -4,6 +4,7 @@ import { GatewayError } from '../platform/errors/index.js';
 import { linkEntry } from './ledger-chain.js';
 import type { LedgerCollections } from './ledger-collection.js';
 import type { LedgerDoc } from './ledger-types.js';
+import { DUPLICATE_KEY } from '../platform/db/index.js';
 
 /** Kinds of credit: a top-up ends the free tier, a grant does not. */
 export type CreditKind = 'topup' | 'grant';
@@ -15,7 +16,6 @@ export interface CreditResult {
   created: boolean;
 }
 
-const DUPLICATE_KEY = 11000;
 
 /** The credits that fund accounts: a ledger entry and the balance change, written together. */
 export class LedgerCredits {

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { MongoHealth } from '../platform/db/index.js';
+import { DUPLICATE_KEY, type MongoHealth } from '../platform/db/index.js';
 import { classifyError, GatewayError } from '../platform/errors/index.js';
 import type { ChargeOutcome, ChargeRequest } from './apply-charges.js';
 import type { ChargeSpool } from './charge-spool.js';
@@ -44,7 +44,7 @@ interface CommitWaiter {
 /** Errors after which the charge may well not be in MongoDB, and retrying it later is safe. */
 function isRetryable(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return code === 11000 || classifyError(err).code === 'service_unavailable';
+  return code === DUPLICATE_KEY || classifyError(err).code === 'service_unavailable';
 }
 
 /**

@@ -6,8 +6,8 @@ import type { EndpointService } from './endpoint-service.js';
 import type { WebhookCollections } from './webhook-collections.js';
 import type { WebhookQueue } from './webhook-queue.js';
 import type { DeliveryDoc, EndpointDoc, EventDoc, WebhookEventType } from './webhook-types.js';
+import { DUPLICATE_KEY } from '../platform/db/index.js';
 
-const DUPLICATE_KEY = 11000;
 
 /** One event to emit. `once` names the crossing: the same name never emits twice. */
 export interface EmitRequest {

@@ -1,6 +1,7 @@
 import { MongoBulkWriteError, type Collection } from 'mongodb';
 import type { Logger } from 'pino';
 import type { RequestRecordDoc } from './request-record-types.js';
+import { DUPLICATE_KEY } from '../../platform/db/index.js';
 
 /** Bounds of the batched writer. */
 export interface RecordWriterOptions {
@@ -13,7 +14,6 @@ export interface RecordWriterOptions {
 }
 
 const DEFAULTS: RecordWriterOptions = { maxBatch: 500, flushMs: 25, maxBuffered: 20_000 };
-const DUPLICATE_KEY = 11000;
 
 /** Records of a failed batch that were neither stored nor already there. */
 function lostIn(err: unknown, batch: number): number {
