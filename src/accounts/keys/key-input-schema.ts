@@ -19,12 +19,18 @@ const expiresAt = z.iso
   .transform((v) => new Date(v))
   .nullable();
 
+/**
+ * A new key's expiry is in the future: a key dead at birth is a mistake (often a time zone).
+ * An update may still set a past time, to end a key's life at a known instant.
+ */
+const futureExpiresAt = expiresAt.refine((at) => at === null || at.getTime() > Date.now(), 'expires_at must be in the future');
+
 /** Body of key creation (operator and management API). */
 export const createKeySchema = z.strictObject({
   name: z.string().min(1).max(200),
   role: z.enum(['inference', 'management']).default('inference'),
   limits: limitsInputSchema.default({}),
-  expires_at: expiresAt.optional(),
+  expires_at: futureExpiresAt.optional(),
 });
 
 /** Body of a key update; every field optional, `limits` replaces the whole set. */

@@ -62,7 +62,15 @@ describe('keys', () => {
     expect401(refused);
     expect(JSON.stringify(refused.body)).not.toContain(disabled.raw);
 
-    const expired = await admin.mintKey(accountId, { expires_at: new Date(Date.now() - 1000).toISOString() });
+    const past = new Date(Date.now() - 1000).toISOString();
+    const stillborn = await admin.call('POST', `/accounts/${accountId}/keys`, { name: 'late', expires_at: past });
+    expect(stillborn.status).toBe(400);
+    expect(stillborn.body.error).toMatchObject({ type: 'invalid_request_error', param: 'expires_at' });
+    expect(stillborn.body.error.message).toContain('future');
+
+    // An update may end a key at a past instant.
+    const expired = await admin.mintKey(accountId);
+    expect((await admin.call('PATCH', `/keys/${expired.keyId}`, { expires_at: past })).status).toBe(200);
     expect401(await call(gw.url, 'GET', '/v1/credits', { token: expired.raw }));
   });
 
