@@ -5,6 +5,7 @@ import { ensureReplicaSetPrimary, REPLICA_SET, requestShutdown } from './mongo-r
 import { spawnService, terminate, waitForExit, type ServiceProcess } from './service-process.js';
 import { silentLog, type RunningService, type ServiceLog, type SpawnHook } from './service-types.js';
 import { ensureWinePrefix, toWinePath, waitForWineserverExit, wineEnv } from './wine-prefix.js';
+import { programsInPrefix } from './wine-programs.js';
 
 /** Options for {@link startMongod}. */
 export interface StartMongodOptions {
@@ -73,8 +74,9 @@ function mongodArgs(binary: string, dbDir: string, port: number): string[] {
 }
 
 /**
- * Clean shutdown first (flushes the data files), a kill only as the fallback; then wait for the
- * prefix's wineserver so no Wine helper outlives us when we were its only user.
+ * Clean shutdown first (flushes the data files), a kill only as the fallback; then, when no other
+ * program uses the prefix, wait for its wineserver so no Wine helper outlives us. With another
+ * mongod in the prefix the helpers stay for it, and waiting would only run out the bound.
  */
 async function stopMongod(proc: ServiceProcess, url: string, options: StartMongodOptions): Promise<void> {
   proc.markStopping();
@@ -82,5 +84,5 @@ async function stopMongod(proc: ServiceProcess, url: string, options: StartMongo
     await requestShutdown(url);
     if (!(await waitForExit(proc, 30_000))) await terminate(proc, 'SIGKILL', 5_000);
   }
-  await waitForWineserverExit(options.winePrefix, options.env);
+  if ((await programsInPrefix(options.winePrefix)).length === 0) await waitForWineserverExit(options.winePrefix, options.env);
 }

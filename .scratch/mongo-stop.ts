@@ -1,0 +1,11 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startMongod } from '../scripts/services/start-mongod.js';
+const t0 = Date.now();
+const dir = await mkdtemp(path.join(tmpdir(), 'ms-'));
+const m = await startMongod({ binary: path.resolve('.farebox/bin/mongod.exe'), winePrefix: path.resolve('.farebox/wine'), dataDir: dir, port: 47017, env: process.env });
+const t1 = Date.now();
+console.log('start', t1 - t0);
+await m.stop();
+console.log('stop', Date.now() - t1);
