@@ -15,7 +15,7 @@ import type { ScenarioContext } from './scenario-context.js';
  */
 const PROFILED_REQUESTS = 5_000;
 /** Sampling interval of the profile, µs (V8's default is 1,000). */
-const SAMPLE_INTERVAL_US = 100;
+export const SAMPLE_INTERVAL_US = 100;
 
 const nowUs = (): number => Number(process.hrtime.bigint() / 1_000n);
 

@@ -24,7 +24,7 @@ import { formatNotes, formatTable } from './report-table.js';
 import { ratesScenario } from './scenario-rates.js';
 import { throughputScenario } from './scenario-throughput.js';
 import { tailScenario } from './scenario-tail-rows.js';
-import { instructionsScenario } from './scenario-instructions.js';
+import { componentsScenario, instructionsScenario } from './scenario-instructions.js';
 import { failoverScenario } from './scenario-failover.js';
 import { tracingScenario } from './scenario-tracing.js';
 
@@ -36,6 +36,7 @@ const SCENARIOS: ReadonlyArray<[ScenarioGroup, (ctx: ScenarioContext) => Promise
   ['rates', ratesScenario],
   ['tail', tailScenario],
   ['instructions', instructionsScenario],
+  ['components', componentsScenario],
   ['ttfb', ttfbScenario],
   ['relay', relayScenario],
   ['open-streams', openStreamsScenario],

@@ -1,6 +1,6 @@
 import { NOT_MEASURED, TARGETS } from './bench-targets.js';
 import { callgrindAvailable } from './callgrind-dumps.js';
-import { profileComponents } from './component-profile.js';
+import { profileComponents, SAMPLE_INTERVAL_US } from './component-profile.js';
 import type { ComponentSplit } from './component-split.js';
 import { COUNTED_REQUESTS, countInstructions, RUNS, WARM_UP_REQUESTS, type InstructionCount } from './instruction-counts.js';
 import type { Measurement } from './report-rows.js';
@@ -79,4 +79,16 @@ export async function instructionsScenario(ctx: ScenarioContext): Promise<Scenar
   const eventLoop = counts.find((c) => c.relay === 'farebox')?.mainThreadPerRequest ?? null;
   const rows = [...instructionRows(counts), ...componentRows(split, eventLoop)];
   return { rows, details: { ...plan, instructions: counts, componentSplit: { ...split, eventLoopPerRequest: eventLoop } } };
+}
+
+/**
+ * The component split alone (`--only=components`): the native profile of the instruction
+ * count's mix, in minutes rather than callgrind's half hour, to see what one change moved. The
+ * rows carry the shares; busy time per call is in the details.
+ */
+export async function componentsScenario(ctx: ScenarioContext): Promise<ScenarioOutput> {
+  const split = await profileComponents(ctx);
+  const busyUsPerCall = (split.samples * SAMPLE_INTERVAL_US) / split.requests;
+  ctx.log(`component profile: ${busyUsPerCall.toFixed(0)} µs busy per call (sampled)`);
+  return { rows: componentRows(split, null), details: { componentSplit: { ...split, eventLoopPerRequest: null, busyUsPerCall } } };
 }

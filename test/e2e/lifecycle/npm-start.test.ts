@@ -172,8 +172,11 @@ describe.sequential('npm start in a scratch checkout: no orphans, no spinning, o
   it('a second Ctrl-C while the stores are still starting kills them at once, by pid', async () => {
     const port = await freePort();
     const first = launch(port);
-    const mongodStarting = (): boolean => checkoutProcesses(checkout.dir).some((p) => p.command.includes('mongod.exe'));
-    await waitFor('mongod to be started', mongodStarting, UP_MS, first.output);
+    const mongod = (): CheckoutProcess | undefined => checkoutProcesses(checkout.dir).find((p) => p.command.includes('mongod.exe'));
+    await waitFor('mongod to be started', () => mongod() !== undefined, UP_MS, first.output);
+    // A mongod that hangs while starting: the first stop waits for it for as long as a start may
+    // take, which is when a second Ctrl-C is wanted. (A mongod that starts stops in a second.)
+    process.kill((mongod() as CheckoutProcess).pid, 'SIGSTOP');
     first.interrupt();
     // Later than the same keypress delivered twice (terminal and tsx), earlier than mongod is up.
     await new Promise((resolve) => setTimeout(resolve, 1_500));

@@ -58,7 +58,10 @@ describe('startup while MongoDB has no writable primary yet', () => {
         for (const started of [code, w, k]) if (started.status === 'rejected') throw started.reason;
         expect(code.status === 'fulfilled' && code.value, release.output()).toBe(0);
         expect(release.output()).toContain('release done');
-        expect(w.status === 'fulfilled' && w.value.output()).toContain('"msg":"web listening"');
+        // /readyz can answer before the line is out: log lines reach the output in gathers.
+        const webLog = (): string => (w.status === 'fulfilled' ? w.value.output() : '');
+        await waitFor('the web to log that it listens', () => webLog().includes('"msg":"web listening"'), { timeoutMs: 5_000 }).catch(() => undefined);
+        expect(webLog()).toContain('"msg":"web listening"');
         expect(k.status === 'fulfilled' && k.value.output()).toContain('"msg":"worker started"');
       } finally {
         await Promise.all([w, k].map((p) => (p.status === 'fulfilled' ? p.value.kill() : undefined)));
