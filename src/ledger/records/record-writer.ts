@@ -1,11 +1,11 @@
-import { MongoBulkWriteError, type Collection } from 'mongodb';
+import { WriteConcern, type Collection, type Document } from 'mongodb';
 import type { Logger } from 'pino';
 import type { RequestRecordDoc } from './request-record-types.js';
 import { DUPLICATE_KEY } from '../../platform/db/index.js';
 
 /** Bounds of the batched writer. */
 export interface RecordWriterOptions {
-  /** Records per insertMany. */
+  /** Records per insert command (bounded, so a batch stays far under MongoDB's 16 MB). */
   maxBatch: number;
   /** Longest a record waits in the buffer before a flush starts, ms. */
   flushMs: number;
@@ -15,18 +15,20 @@ export interface RecordWriterOptions {
 
 const DEFAULTS: RecordWriterOptions = { maxBatch: 500, flushMs: 25, maxBuffered: 20_000 };
 
-/** Records of a failed batch that were neither stored nor already there. */
-function lostIn(err: unknown, batch: number): number {
-  if (!(err instanceof MongoBulkWriteError)) return batch;
-  const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
-  // Unordered: every record without a write error was inserted; duplicates were already there.
-  if (errors.length === 0) return batch - err.insertedCount;
-  return errors.filter((e) => e.code !== DUPLICATE_KEY).length;
+/** The reply of an `insert` command: a document-level error does not fail the command. */
+interface InsertReply {
+  writeErrors?: { code: number }[];
+}
+
+/** Records of a batch that were neither stored nor already there (a replayed id is a duplicate). */
+function lostIn(reply: InsertReply): number {
+  return (reply.writeErrors ?? []).filter((e) => e.code !== DUPLICATE_KEY).length;
 }
 
 /**
- * Writes request records in batches (one unordered insertMany per batch, at most one in
- * flight), never one write per request. Duplicate ids (a replayed record) are ignored. Records
+ * Writes request records in batches (one unordered `insert` command per batch, at most one in
+ * flight), never one write per request. The command is sent as it goes on the wire, without the
+ * collection helper's bulk-operation and result objects, which a batch never reads. Duplicate ids (a replayed record) are ignored. Records
  * are not money: when MongoDB is down or the buffer is full they are dropped, counted and
  * logged, and nothing waits on them.
  */
@@ -84,11 +86,14 @@ export class RecordWriter {
   }
 
   private async write(batch: RequestRecordDoc[]): Promise<void> {
+    const command: Document = { insert: this.collection.collectionName, documents: batch, ordered: false };
+    if (this.collection.writeConcern) WriteConcern.apply(command, this.collection.writeConcern);
     try {
-      await this.collection.insertMany(batch, { ordered: false });
+      const lost = lostIn(await this.collection.db.command(command));
+      if (lost > 0) this.drop(lost, 'request records not stored');
     } catch (err) {
-      const lost = lostIn(err, batch.length);
-      if (lost > 0) this.drop(lost, 'request records not stored', err);
+      // The command failed as a whole (MongoDB unreachable, say): no record of it is known stored.
+      this.drop(batch.length, 'request records not stored', err);
     }
   }
 

@@ -46,6 +46,22 @@ describe('batched record writer', () => {
     await records.db.dropDatabase();
   });
 
+  it('counts a record MongoDB refuses as dropped and stores the rest of its batch', async () => {
+    const db = client.db(uniqueName('records'));
+    // A validator that refuses one record: a document-level error, reported in the reply.
+    const records = await db.createCollection<RequestRecordDoc>('request_records', { validator: { status: { $lt: 600 } } });
+    const { log, text } = captureLog();
+    let dropped = 0;
+    const writer = new RecordWriter(records, log, (n) => { dropped += n; }, { maxBatch: 100, flushMs: 5 });
+    for (const [id, status] of [['req_a', 200], ['req_b', 700], ['req_c', 400]] as const) writer.add({ ...doc(id), status });
+    writer.add(doc('req_a'));
+    await writer.drain();
+    expect((await records.find().toArray()).map((r) => r._id).sort()).toEqual(['req_a', 'req_c']);
+    expect(dropped).toBe(1);
+    expect(text()).toContain('request records not stored');
+    await db.dropDatabase();
+  });
+
   it('drops and counts records while MongoDB is unreachable, with a warning', async () => {
     const down = new MongoClient('mongodb://127.0.0.1:1/?directConnection=true', { serverSelectionTimeoutMS: 200 });
     const { log, text } = captureLog();
