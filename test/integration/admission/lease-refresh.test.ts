@@ -14,7 +14,6 @@ let redis: Redis;
 
 beforeAll(async () => {
   server = await privateRedis();
-  await server.start();
   redis = new Redis(server.url);
 });
 afterAll(async () => {

@@ -27,6 +27,8 @@ export async function privateRedis(options: PrivateRedisOptions = {}): Promise<P
   const handle: PrivateRedis = {
     url,
     async start() {
+      // A second server on the same port would fail to bind, and the first would be orphaned.
+      if (child && child.exitCode === null && child.signalCode === null) throw new Error(`redis-server on port ${port} is already running`);
       const rdb = options.rdbDir ? ['--dir', options.rdbDir, '--dbfilename', 'dump.rdb'] : [];
       child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...rdb], { stdio: 'ignore' });
       await waitRedisPong(url);
