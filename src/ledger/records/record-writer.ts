@@ -28,9 +28,9 @@ function lostIn(reply: InsertReply): number {
 /**
  * Writes request records in batches (one unordered `insert` command per batch, at most one in
  * flight), never one write per request. The command is sent as it goes on the wire, without the
- * collection helper's bulk-operation and result objects, which a batch never reads. Duplicate ids (a replayed record) are ignored. Records
- * are not money: when MongoDB is down or the buffer is full they are dropped, counted and
- * logged, and nothing waits on them.
+ * collection helper's bulk-operation and result objects, which a batch never reads. Duplicate
+ * ids (a replayed record) are ignored. Records are not money: when MongoDB is down or the buffer
+ * is full they are dropped, counted and logged, and nothing waits on them.
  */
 export class RecordWriter {
   private buffer: RequestRecordDoc[] = [];
