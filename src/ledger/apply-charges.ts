@@ -58,7 +58,6 @@ function outcomeOf(entry: LedgerDoc, duplicate: boolean): ChargeOutcome {
   return outcome;
 }
 
-
 /** How a batch learns which of its request ids are already in the ledger. */
 export type DuplicateCheck = 'read-first' | 'on-conflict';
 

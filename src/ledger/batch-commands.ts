@@ -18,7 +18,8 @@ export class BatchWriteError extends Error {
   }
 }
 
-interface WriteReply {
+/** The reply of a write command: document-level errors are reported here, not thrown. */
+export interface WriteReply {
   writeErrors?: { code: number; errmsg: string }[];
 }
 

@@ -16,7 +16,6 @@ export interface CreditResult {
   created: boolean;
 }
 
-
 /** The credits that fund accounts: a ledger entry and the balance change, written together. */
 export class LedgerCredits {
   constructor(

@@ -8,7 +8,6 @@ import type { WebhookQueue } from './webhook-queue.js';
 import type { DeliveryDoc, EndpointDoc, EventDoc, WebhookEventType } from './webhook-types.js';
 import { DUPLICATE_KEY } from '../platform/db/index.js';
 
-
 /** One event to emit. `once` names the crossing: the same name never emits twice. */
 export interface EmitRequest {
   accountId: string;

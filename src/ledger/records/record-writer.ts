@@ -2,6 +2,7 @@ import { WriteConcern, type Collection, type Document } from 'mongodb';
 import type { Logger } from 'pino';
 import type { RequestRecordDoc } from './request-record-types.js';
 import { DUPLICATE_KEY } from '../../platform/db/index.js';
+import type { WriteReply } from '../batch-commands.js';
 
 /** Bounds of the batched writer. */
 export interface RecordWriterOptions {
@@ -15,13 +16,8 @@ export interface RecordWriterOptions {
 
 const DEFAULTS: RecordWriterOptions = { maxBatch: 500, flushMs: 25, maxBuffered: 20_000 };
 
-/** The reply of an `insert` command: a document-level error does not fail the command. */
-interface InsertReply {
-  writeErrors?: { code: number }[];
-}
-
 /** Records of a batch that were neither stored nor already there (a replayed id is a duplicate). */
-function lostIn(reply: InsertReply): number {
+function lostIn(reply: WriteReply): number {
   return (reply.writeErrors ?? []).filter((e) => e.code !== DUPLICATE_KEY).length;
 }
 
