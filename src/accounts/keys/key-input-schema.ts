@@ -23,7 +23,7 @@ const expiresAt = z.iso
  * A new key's expiry is in the future: a key dead at birth is a mistake (often a time zone).
  * An update may still set a past time, to end a key's life at a known instant.
  */
-const futureExpiresAt = expiresAt.refine((at) => at === null || at.getTime() > Date.now(), 'expires_at must be in the future');
+const futureExpiresAt = expiresAt.refine((at) => at === null || at.getTime() > Date.now(), 'must be in the future');
 
 /** Body of key creation (operator and management API). */
 export const createKeySchema = z.strictObject({
