@@ -82,7 +82,7 @@ describe('request records', () => {
   });
 
   it('an unauthenticated refusal is not recorded', async () => {
-    await new Promise((r) => setTimeout(r, 100));
+    await q.gw.deps.requests.drain();
     expect((await adminGet(url, `/requests/${ids.anonymous}`)).status).toBe(404);
   });
 
