@@ -1,18 +1,20 @@
 import type { Logger } from 'pino';
 import type { GatewayContext } from '../state.js';
+import { reportedStatus } from './client-closed.js';
 
 /**
  * Writes the one log line of a finished request (started at `started`, a `performance.now()`
  * reading); never headers or bodies, which carry keys. Called by the edge middleware.
  */
 export function logAccess(log: Logger, ctx: GatewayContext, started: number): void {
-  const level = ctx.status >= 500 ? 'error' : 'info';
+  const status = reportedStatus(ctx);
+  const level = status >= 500 ? 'error' : 'info';
   if (!log.isLevelEnabled(level)) return;
   log[level]({
     request_id: ctx.state.requestId,
     method: ctx.method,
     path: ctx.path,
-    status: ctx.status,
+    status,
     key_id: ctx.state.key?._id,
     ms: Math.round((performance.now() - started) * 10) / 10,
   });

@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { classifyError, errorHeaders, serializeError } from '../../platform/errors/index.js';
 import { drainRemainder } from './drain-request.js';
+import { clientLeft } from './client-closed.js';
 import type { GatewayContext, GatewayState } from '../state.js';
 
 /** Bounds of the error boundary. */
@@ -38,7 +39,8 @@ export function errorBoundary(log: Logger, options: ErrorBoundaryOptions): Middl
       await next();
     } catch (thrown) {
       const err = classifyError(thrown);
-      if (err.status >= 500) log.error({ err: err.cause ?? err, request_id: ctx.state.requestId, code: err.code }, err.message);
+      // A client that left is not a failure of the gateway: the access line reports it (499).
+      if (err.status >= 500 && !clientLeft(ctx)) log.error({ err: err.cause ?? err, request_id: ctx.state.requestId, code: err.code }, err.message);
       if (ctx.headerSent || !ctx.writable) return;
       // A client still sending its body would see a reset instead of this answer.
       const drained = await drainRemainder(ctx.req, options.drainBytes);

@@ -1,5 +1,6 @@
 import type { GatewayContext } from '../state.js';
 import type { Metrics } from '../../platform/metrics/index.js';
+import { reportedStatus } from './client-closed.js';
 
 /** Route label for requests no router matched, so unknown paths do not create series. */
 const UNMATCHED = 'unmatched';
@@ -11,5 +12,5 @@ const UNMATCHED = 'unmatched';
  */
 export function countRequest(metrics: Metrics, ctx: GatewayContext): void {
   const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
-  metrics.request(ctx.method, typeof route === 'string' ? route : UNMATCHED, ctx.status);
+  metrics.request(ctx.method, typeof route === 'string' ? route : UNMATCHED, reportedStatus(ctx));
 }

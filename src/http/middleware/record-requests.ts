@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { GatewayContext } from '../state.js';
 import { END_USER_HEADER, endUserOf, type RequestRecorder } from '../../ledger/index.js';
+import { reportedStatus } from './client-closed.js';
 
 /** The inference endpoints whose requests are recorded (POST only). */
 const RECORDED_PATHS: ReadonlySet<string> = new Set([
@@ -12,9 +13,6 @@ const RECORDED_PATHS: ReadonlySet<string> = new Set([
   '/v1/ocr',
   '/v1/embeddings',
 ]);
-
-/** Status of a request whose client left before any answer went out (nginx's convention). */
-const CLIENT_CLOSED = 499;
 
 /** The recorded endpoint a request is for, as the router would match it (case, trailing slash). */
 function endpointOf(ctx: GatewayContext): string | undefined {
@@ -64,7 +62,7 @@ export function openRecord(recorder: RequestRecorder, ctx: GatewayContext): Reco
       const code = field(field(ctx.body, 'error'), 'code');
       recorder.finish(draft, {
         key: ctx.state.key,
-        status: answered ? ctx.status : CLIENT_CLOSED,
+        status: reportedStatus(ctx),
         errorCode: answered && typeof code === 'string' ? code : undefined,
         requestedModel: typeof model === 'string' ? model : undefined,
         requestedStream: field(requested, 'stream') === true,

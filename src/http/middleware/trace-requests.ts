@@ -10,6 +10,7 @@ import {
   tracingOn,
 } from '../../platform/tracing/index.js';
 import type { GatewayContext, GatewayState } from '../state.js';
+import { reportedStatus } from './client-closed.js';
 
 /** GenAI operation names of the inference endpoints (OpenTelemetry semantic conventions). */
 const OPERATIONS: Readonly<Record<string, string>> = {
@@ -47,7 +48,7 @@ function outcome(ctx: GatewayContext, draft: RecordDraft | undefined): SpanAttri
     'gen_ai.usage.output_tokens': usage.output_tokens,
     'gen_ai.response.finish_reasons': finishReasons(ctx.body),
     'farebox.cost_usd': toUsdNumber(draft?.cost ?? 0n),
-    'http.response.status_code': ctx.res.headersSent ? ctx.status : 499,
+    'http.response.status_code': reportedStatus(ctx),
     'error.type': ctx.status >= 400 && typeof code === 'string' ? code : undefined,
   };
 }
