@@ -139,9 +139,24 @@ describe('scale-out: Redis Cluster and MongoDB replica set failovers under load'
     // Every request that was not refused showed its cost.
     expect(outcomes.filter((o) => o.status === 200 && o.cost === undefined).map((o) => `${o.kind} ${o.requestId}`)).toEqual([]);
 
-    await moneyInvariants(keys, outcomes);
+    try {
+      await moneyInvariants(keys, outcomes);
+    } catch (err) {
+      // What the webs said about charges (spooled, set aside, batches failed) names the cause.
+      for (const w of webs) console.log(warningsOf(w.output()));
+      throw err;
+    }
   }, 300_000);
 });
+
+/** A process's warn and error log lines, without the clients that left. */
+function warningsOf(output: string): string {
+  return output
+    .split('\n')
+    .filter((line) => /"level":(40|50|60)/.test(line) && !line.includes('client disconnected'))
+    .map((line) => line.slice(0, 400))
+    .join('\n');
+}
 
 /** One request of each kind through each web, so the load starts on warm processes. */
 async function warmUp(key: LoadKey): Promise<void> {
