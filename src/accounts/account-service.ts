@@ -2,7 +2,7 @@ import { GatewayError } from '../platform/errors/index.js';
 import { newId } from '../platform/util/index.js';
 import type { SharedLimits } from './keys/key-types.js';
 import type { AccountDoc } from './account-types.js';
-import type { AccountCollections } from './account-collection.js';
+import { accountById, type AccountCollections } from './account-collection.js';
 import { listAccounts, type AccountPage } from './account-list.js';
 
 /** Accounts: creation and lookup (credits are the ledger's, see `LedgerCredits`). */
@@ -37,7 +37,7 @@ export class AccountService {
   }
 
   async get(accountId: string): Promise<AccountDoc> {
-    const doc = await this.c.accounts.findOne({ _id: accountId });
+    const doc = await this.c.accounts.findOne(accountById(accountId));
     if (!doc) throw new GatewayError('not_found', `No account '${accountId}'`, { param: 'account_id' });
     return doc;
   }
@@ -49,7 +49,7 @@ export class AccountService {
   async setLimits(accountId: string, limits: SharedLimits): Promise<AccountDoc> {
     const empty = Object.keys(limits).length === 0;
     const update = empty ? { $unset: { limits: '' as const } } : { $set: { limits } };
-    const doc = await this.c.accounts.findOneAndUpdate({ _id: accountId }, update, { returnDocument: 'after' });
+    const doc = await this.c.accounts.findOneAndUpdate(accountById(accountId), update, { returnDocument: 'after' });
     if (!doc) throw new GatewayError('not_found', `No account '${accountId}'`, { param: 'account_id' });
     await this.onChange(accountId);
     return doc;

@@ -2,12 +2,13 @@
  * Accounts and their API keys: creation, hashing, views, limits as configured.
  * This file is the module's face: code outside the module imports from here only.
  */
-export { accountCollections, type AccountCollections, ensureAccountIndexes } from './account-collection.js';
+export { accountById, accountCollections, type AccountCollections, ensureAccountIndexes, ONLY_ACCOUNTS } from './account-collection.js';
 export { AccountService } from './account-service.js';
 export type { AccountDoc, ChainHead } from './account-types.js';
 export { toAccountDetailView, toAccountView } from './account-view.js';
 export { KeyAuthenticator } from './keys/key-auth.js';
 export { ensureKeyIndexes, keyCollections, type KeyCollections } from './keys/key-collections.js';
+export { moveLegacySpend } from './keys/legacy-spend.js';
 export { createKeySchema, patchKeySchema } from './keys/key-input-schema.js';
 export { KeyReads } from './keys/key-reads.js';
 export { isWellFormedKey } from './keys/key-secret.js';

@@ -88,9 +88,10 @@ export function resetOf(window: SpendWindow, at: Date): Date | undefined {
 }
 
 /**
- * Whose spend bucket a scope writes in MongoDB's `key_spend` (`<owner>:<period>`): the key
- * id, the account id, or the key id and end-user tag. Key and account ids have distinct
- * prefixes, so the buckets never collide.
+ * Whose spend bucket a scope writes (`<owner>:<period>`, kept in the accounts collection): the
+ * key id, the account id, or the key id and end-user tag. Key and account ids have distinct
+ * prefixes, and no account id holds a colon, so buckets collide neither with each other nor
+ * with accounts.
  */
 export function bucketOwner(scope: LimitScope, ids: { readonly accountId: string; readonly keyId: string; readonly endUser?: string | undefined }): string {
   switch (scope) {

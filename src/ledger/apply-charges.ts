@@ -1,8 +1,8 @@
 import type { ClientSession, Document } from 'mongodb';
-import type { AccountCollections, AccountDoc, KeyCollections } from '../accounts/index.js';
+import type { AccountCollections, AccountDoc } from '../accounts/index.js';
 import { type CostLineWire, maxBig, minBig } from '../billing/index.js';
-import { type BatchCommands, BatchWriteError } from './batch-commands.js';
-import { BatchTotals } from './batch-totals.js';
+import { type BatchCommands, BatchWriteError, type UpdateStatement } from './batch-commands.js';
+import { BalanceTotals, spendStatements } from './batch-totals.js';
 import { linkEntry, type ChainHead } from './ledger-chain.js';
 import type { LedgerCollections } from './ledger-collection.js';
 import type { LedgerDoc } from './ledger-types.js';
@@ -47,7 +47,7 @@ export interface ChargeOutcome {
 
 /** The collections a batch of charges writes, and the commands that write them. */
 export interface ChargeStore {
-  readonly c: AccountCollections & KeyCollections & LedgerCollections;
+  readonly c: AccountCollections & LedgerCollections;
   readonly commands: BatchCommands;
 }
 
@@ -85,36 +85,44 @@ export type HeadHints = ReadonlyMap<string, ChainHead>;
 /**
  * The balance update of one account charged `total` in one batch, as an aggregation pipeline
  * so MongoDB applies the floor itself: what leaves the balance is min(total, max(balance, 0)),
- * exactly the sum the charges take one by one; the rest is absorbed. With a `guess`, the new
- * chain head is set in the same update when its premises hold (the head is the one hinted and
- * the balance covers the whole batch), which saves a round trip per batch.
+ * exactly the sum the charges take one by one; the rest is absorbed.
  */
-function floorUpdate(total: bigint, overLimit: bigint, guess?: { prev: string; head: ChainHead }): Document[] {
+function floorUpdate(total: bigint, overLimit: bigint): Document[] {
   const taken = { $min: [total, { $max: ['$balance', 0n] }] };
-  const set: Document = {
-    balance: { $subtract: ['$balance', taken] },
-    charged: { $add: [{ $ifNull: ['$charged', 0n] }, taken] },
-    // Metered cost beyond the holds is absorbed too: it never reached the balance.
-    absorbed: { $add: [{ $ifNull: ['$absorbed', 0n] }, { $subtract: [total, taken] }, overLimit] },
-  };
-  if (guess) {
-    const holds = { $and: [{ $eq: ['$ledger_head.hash', guess.prev] }, { $gte: ['$balance', total] }] };
-    set.ledger_head = { $cond: [holds, { $literal: guess.head }, '$ledger_head'] };
-  }
-  return [{ $set: set }];
+  return [
+    {
+      $set: {
+        balance: { $subtract: ['$balance', taken] },
+        charged: { $add: [{ $ifNull: ['$charged', 0n] }, taken] },
+        // Metered cost beyond the holds is absorbed too: it never reached the balance.
+        absorbed: { $add: [{ $ifNull: ['$absorbed', 0n] }, { $subtract: [total, taken] }, overLimit] },
+      },
+    },
+  ];
 }
 
-/** A batch's entries, outcomes and totals, computed from the balances and heads before it. */
+/**
+ * The balance and chain head of one account charged `total`, applied only when its premises
+ * hold: the head is the one this process committed last, and the balance covers the batch.
+ */
+function guessedUpdate(id: string, total: bigint, overLimit: bigint, prev: ChainHead, head: ChainHead): UpdateStatement {
+  return {
+    q: { _id: id, 'ledger_head.hash': prev.hash, balance: { $gte: total } },
+    u: { $inc: { balance: -total, charged: total, absorbed: overLimit }, $set: { ledger_head: head } },
+  };
+}
+
+/** A batch's entries, outcomes and balance totals, computed from the balances and heads before it. */
 interface Built {
   entries: LedgerDoc[];
   outcomes: Map<string, ChargeOutcome>;
-  totals: BatchTotals;
+  totals: BalanceTotals;
   heads: Map<string, ChainHead>;
 }
 
 function build(fresh: readonly ChargeRequest[], balancesBefore: ReadonlyMap<string, bigint>, headsBefore: ReadonlyMap<string, ChainHead | undefined>): Built {
   const balances = new Map(balancesBefore);
-  const built: Built = { entries: [], outcomes: new Map(), totals: new BatchTotals(), heads: new Map() };
+  const built: Built = { entries: [], outcomes: new Map(), totals: new BalanceTotals(), heads: new Map() };
   for (const r of fresh) {
     const balance = balances.get(r.accountId);
     if (balance === undefined) throw new Error(`charge for unknown account ${r.accountId}`);
@@ -135,7 +143,7 @@ function build(fresh: readonly ChargeRequest[], balancesBefore: ReadonlyMap<stri
     built.heads.set(r.accountId, linkEntry(entry, built.heads.get(r.accountId) ?? headsBefore.get(r.accountId)));
     built.entries.push(entry);
     built.outcomes.set(r.requestId, outcomeOf(entry, false));
-    built.totals.add(r, charged, absorbed + (r.overLimit ?? 0n));
+    built.totals.add(r.accountId, charged, absorbed + (r.overLimit ?? 0n));
   }
   return built;
 }
@@ -143,19 +151,27 @@ function build(fresh: readonly ChargeRequest[], balancesBefore: ReadonlyMap<stri
 type AccountRead = Pick<AccountDoc, '_id' | 'balance' | 'ledger_head'>;
 const PROJECTION = { balance: 1, ledger_head: 1 };
 
+/** A built batch, and which of its account and spend writes are already applied. */
+interface Prepared {
+  built: Built;
+  balancesApplied: boolean;
+  headsApplied: boolean;
+  spendApplied: boolean;
+}
+
 /**
  * Reads the accounts of a batch and builds it. Within the transaction each account document is
  * read and written, so a concurrent writer of the same account (another process, a top-up)
- * conflicts and retries: the chain cannot fork. One account: one findAndModify that applies
- * the balance and, when the hinted head was right, the new head too. More: one find, and the
- * balances and heads go in one update command later.
+ * conflicts and retries: the chain cannot fork.
+ *
+ * One account whose head this process committed last (the common case of a busy gateway): one
+ * `update` command applies the balance and the new head, conditional on that head and on a
+ * balance covering the batch, together with the spend buckets, which live in the same
+ * collection for this reason. When a premise fails, one findAndModify applies the balance and
+ * reads what the batch is built from. More accounts: one find, and the balances and heads go in
+ * one update command later.
  */
-async function readAndBuild(
-  { c, commands }: ChargeStore,
-  session: ClientSession,
-  fresh: readonly ChargeRequest[],
-  hints: HeadHints | undefined,
-): Promise<{ built: Built; balancesApplied: boolean; headsApplied: boolean }> {
+async function readAndBuild({ c, commands }: ChargeStore, session: ClientSession, fresh: readonly ChargeRequest[], hints: HeadHints | undefined): Promise<Prepared> {
   const costs = new Map<string, bigint>();
   let overLimit = 0n;
   for (const r of fresh) {
@@ -165,18 +181,22 @@ async function readAndBuild(
   if (costs.size > UPDATE_EACH_ACCOUNT_UP_TO) {
     const accounts = (await c.accounts.find({ _id: { $in: [...costs.keys()] } }, { session, projection: PROJECTION }).toArray()) as AccountRead[];
     const built = build(fresh, new Map(accounts.map((a) => [a._id, a.balance])), new Map(accounts.map((a) => [a._id, a.ledger_head])));
-    return { built, balancesApplied: false, headsApplied: false };
+    return { built, balancesApplied: false, headsApplied: false, spendApplied: false };
   }
   const [[id, total]] = [...costs] as [[string, bigint]];
   const hint = hints?.get(id);
-  // Built as if the balance covers the batch, after the hinted head: right in the common case.
-  const guess = hint ? build(fresh, new Map([[id, total]]), new Map([[id, hint]])) : undefined;
-  const head = guess?.heads.get(id);
-  const update = floorUpdate(total, overLimit, hint && head ? { prev: hint.hash, head } : undefined);
-  const before = (await commands.findAndModify(c.accounts, { _id: id }, update, PROJECTION, session)) as AccountRead | null;
+  let spendApplied = false;
+  if (hint) {
+    // Built as if the balance covers the batch, after the hinted head.
+    const guess = build(fresh, new Map([[id, total]]), new Map([[id, hint]]));
+    const statements = [guessedUpdate(id, total, overLimit, hint, guess.heads.get(id) as ChainHead), ...spendStatements(fresh)];
+    // Every spend statement matches or upserts its bucket: the count is whole only if the account matched.
+    if ((await commands.update(c.accounts, statements, session)) === statements.length) return { built: guess, balancesApplied: true, headsApplied: true, spendApplied: true };
+    spendApplied = true;
+  }
+  const before = (await commands.findAndModify(c.accounts, { _id: id }, floorUpdate(total, overLimit), PROJECTION, session)) as AccountRead | null;
   if (!before) throw new Error(`charge for unknown account ${id}`);
-  if (guess && hint && before.balance >= total && before.ledger_head?.hash === hint.hash) return { built: guess, balancesApplied: true, headsApplied: true };
-  return { built: build(fresh, new Map([[id, before.balance]]), new Map([[id, before.ledger_head]])), balancesApplied: true, headsApplied: false };
+  return { built: build(fresh, new Map([[id, before.balance]]), new Map([[id, before.ledger_head]])), balancesApplied: true, headsApplied: false, spendApplied };
 }
 
 /**
@@ -211,15 +231,16 @@ export async function applyCharges(
   const fresh = requests.filter((r) => !seen.has(r.requestId) && seen.add(r.requestId));
   if (fresh.length === 0) return outcomes;
 
-  const { built, balancesApplied, headsApplied } = await readAndBuild(store, session, fresh, hints);
+  const { built, balancesApplied, headsApplied, spendApplied } = await readAndBuild(store, session, fresh, hints);
   try {
     await commands.insert(c.ledger, built.entries, session);
   } catch (err) {
     if (check === 'on-conflict' && err instanceof BatchWriteError && err.code === DUPLICATE_KEY) throw new AlreadyCharged();
     throw err;
   }
-  if (!headsApplied) await commands.update(c.accounts, built.totals.accountUpdates(built.heads, balancesApplied), session);
-  await commands.update(c.keySpend, built.totals.spendUpdates(), session);
+  // Accounts and spend buckets share a collection, so what is left of them is one command.
+  const accounts = headsApplied ? [] : built.totals.accountUpdates(built.heads, balancesApplied);
+  await commands.update(c.accounts, spendApplied ? accounts : [...accounts, ...spendStatements(fresh)], session);
   for (const [id, outcome] of built.outcomes) outcomes.set(id, outcome);
   return outcomes;
 }

@@ -32,7 +32,7 @@ function throwWriteErrors(reply: WriteReply): void {
  * The writes of a ledger batch as plain database commands (`findAndModify`, `insert`,
  * `update`) inside the batch's transaction. The collection helpers wrap each command in
  * option resolution and bulk-operation and result objects that a batch never reads; sent as
- * they go on the wire, a lone batch's four round trips cost the process less CPU. A command
+ * they go on the wire, a lone batch's round trips cost the process less CPU. A command
  * failure (a write conflict, say) throws as from the helpers, with its labels, so
  * `withTransaction` retries it the same way.
  */
@@ -51,9 +51,15 @@ export class BatchCommands {
     throwWriteErrors(await this.db.command({ insert: collection.collectionName, documents, ordered: true }, { session }));
   }
 
-  /** Applies update statements; any document-level error throws. */
-  async update(collection: Named, updates: UpdateStatement[], session: ClientSession): Promise<void> {
-    if (updates.length === 0) return;
-    throwWriteErrors(await this.db.command({ update: collection.collectionName, updates, ordered: false }, { session }));
+  /**
+   * Applies update statements; any document-level error throws. Resolves with the documents
+   * the statements matched or upserted (MongoDB's `n`), so a conditional statement's outcome
+   * can be told from the count.
+   */
+  async update(collection: Named, updates: UpdateStatement[], session: ClientSession): Promise<number> {
+    if (updates.length === 0) return 0;
+    const reply = (await this.db.command({ update: collection.collectionName, updates, ordered: false }, { session })) as WriteReply & { n?: number };
+    throwWriteErrors(reply);
+    return reply.n ?? 0;
   }
 }

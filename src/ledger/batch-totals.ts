@@ -24,34 +24,44 @@ interface SpendTotal {
 }
 
 /**
- * Increments of one batch summed per document, so a batch of n charges on one account and key
- * is one update of each (account; the key's lifetime; the day's spend of the key, the account
- * and the end user) instead of n: MongoDB applies the same totals either way, with far less
- * work. Every spend document is in `key_spend`, so they all go in one command.
+ * The spend increments of a batch, each an upsert of its bucket, summed per bucket: a batch of
+ * n charges on one account and key is one statement per bucket (the key's lifetime; the day's
+ * spend of the key, the account and the end user) instead of n. Spend depends on the costs
+ * alone, never on a balance, so it can be written before the balances are known.
  */
-export class BatchTotals {
-  readonly accounts = new Map<string, { charged: bigint; absorbed: bigint }>();
-  readonly spend = new Map<string, SpendTotal>();
-
-  add(r: TotalledCharge, charged: bigint, absorbed: bigint): void {
-    const account = this.accounts.get(r.accountId) ?? { charged: 0n, absorbed: 0n };
-    account.charged += charged;
-    account.absorbed += absorbed;
-    this.accounts.set(r.accountId, account);
-    this.addSpend(lifetimeSpendId(r.keyId), { keyId: r.keyId, period: LIFETIME_PERIOD, amount: r.cost });
+export function spendStatements(charges: readonly TotalledCharge[]): UpdateStatement[] {
+  const spend = new Map<string, SpendTotal>();
+  const add = (id: string, total: SpendTotal): void => {
+    const known = spend.get(id);
+    if (known) known.amount += total.amount;
+    else spend.set(id, total);
+  };
+  for (const r of charges) {
+    add(lifetimeSpendId(r.keyId), { keyId: r.keyId, period: LIFETIME_PERIOD, amount: r.cost });
     const scopes: LimitScope[] = r.endUserTag === undefined ? ['key', 'account'] : ['key', 'account', 'user'];
     for (const scope of scopes) {
       const owner = bucketOwner(scope, { accountId: r.accountId, keyId: r.keyId, endUser: r.endUserTag });
       // Per day only: a week's and a month's spend are the sums of their days (see `daysSoFar`).
       const period = periodOf('day', r.at);
-      this.addSpend(`${owner}:${period}`, { keyId: owner, period, end: resetOf('day', r.at) as Date, amount: r.cost });
+      add(`${owner}:${period}`, { keyId: owner, period, end: resetOf('day', r.at) as Date, amount: r.cost });
     }
   }
+  return [...spend].map(([id, t]) => ({
+    q: { _id: id },
+    u: { $inc: { amount: t.amount }, $setOnInsert: { key_id: t.keyId, period: t.period, ...(t.end ? { expires_at: new Date(t.end.getTime() + KEEP_SPEND_DAYS) } : {}) } },
+    upsert: true,
+  }));
+}
 
-  private addSpend(id: string, charge: SpendTotal): void {
-    const total = this.spend.get(id);
-    if (total) total.amount += charge.amount;
-    else this.spend.set(id, charge);
+/** What a batch takes from each account's balance, summed per account. */
+export class BalanceTotals {
+  readonly accounts = new Map<string, { charged: bigint; absorbed: bigint }>();
+
+  add(accountId: string, charged: bigint, absorbed: bigint): void {
+    const account = this.accounts.get(accountId) ?? { charged: 0n, absorbed: 0n };
+    account.charged += charged;
+    account.absorbed += absorbed;
+    this.accounts.set(accountId, account);
   }
 
   /** Balance increments (unless already applied) and the new chain head of each account. */
@@ -60,14 +70,5 @@ export class BatchTotals {
       const $set = { ledger_head: heads.get(id) };
       return { q: { _id: id }, u: balancesApplied ? { $set } : { $inc: { balance: -t.charged, charged: t.charged, absorbed: t.absorbed }, $set } };
     });
-  }
-
-  /** The spend increments, each an upsert of its bucket. */
-  spendUpdates(): UpdateStatement[] {
-    return [...this.spend].map(([id, t]) => ({
-      q: { _id: id },
-      u: { $inc: { amount: t.amount }, $setOnInsert: { key_id: t.keyId, period: t.period, ...(t.end ? { expires_at: new Date(t.end.getTime() + KEEP_SPEND_DAYS) } : {}) } },
-      upsert: true,
-    }));
   }
 }

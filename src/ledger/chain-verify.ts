@@ -1,4 +1,4 @@
-import type { AccountCollections } from '../accounts/index.js';
+import { type AccountCollections, ONLY_ACCOUNTS } from '../accounts/index.js';
 import type { LedgerCollections } from './ledger-collection.js';
 import { entryHash, GENESIS_HASH } from './ledger-chain.js';
 
@@ -56,7 +56,7 @@ export async function verifyLedgerChain(c: AccountCollections & LedgerCollection
 export async function verifyAllLedgerChains(c: AccountCollections & LedgerCollections): Promise<{ accounts: number; broken: ChainReport[] }> {
   let accounts = 0;
   const broken: ChainReport[] = [];
-  for await (const a of c.accounts.find({}, { projection: { _id: 1 } })) {
+  for await (const a of c.accounts.find(ONLY_ACCOUNTS, { projection: { _id: 1 } })) {
     accounts += 1;
     const report = await verifyLedgerChain(c, a._id);
     if (!report.ok) broken.push(report);

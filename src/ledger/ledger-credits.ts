@@ -1,5 +1,5 @@
 import { MongoServerError, type MongoClient } from 'mongodb';
-import type { AccountCollections, AccountDoc } from '../accounts/index.js';
+import { accountById, type AccountCollections, type AccountDoc } from '../accounts/index.js';
 import { GatewayError } from '../platform/errors/index.js';
 import { linkEntry } from './ledger-chain.js';
 import type { LedgerCollections } from './ledger-collection.js';
@@ -66,7 +66,7 @@ export class LedgerCredits {
 
   /** The credited account, or 404. */
   private async account(accountId: string): Promise<AccountDoc> {
-    const doc = await this.c.accounts.findOne({ _id: accountId });
+    const doc = await this.c.accounts.findOne(accountById(accountId));
     if (!doc) throw new GatewayError('not_found', `No account '${accountId}'`, { param: 'account_id' });
     return doc;
   }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { AccountCollections } from '../accounts/index.js';
+import { accountById, type AccountCollections } from '../accounts/index.js';
 import { GatewayError } from '../platform/errors/index.js';
 import type { CreateEndpointInput, PatchEndpointInput } from './webhook-schema.js';
 import { mintWebhookSecret } from './webhook-signature.js';
@@ -116,7 +116,7 @@ export class EndpointService {
   /** Sets the balance under which `balance.low` fires (null clears it). */
   async setBalanceLow(accountId: string, threshold: bigint | null): Promise<void> {
     const update = threshold === null ? { $unset: { balance_low_threshold: '' as const } } : { $set: { balance_low_threshold: threshold } };
-    const res = await this.c.accounts.updateOne({ _id: accountId }, update);
+    const res = await this.c.accounts.updateOne(accountById(accountId), update);
     if (res.matchedCount === 0) throw new GatewayError('not_found', `No account '${accountId}'`, { param: 'account_id' });
   }
 
@@ -134,7 +134,7 @@ export class EndpointService {
   }
 
   private async account(accountId: string) {
-    const doc = await this.c.accounts.findOne({ _id: accountId }, { projection: { balance_low_threshold: 1 } });
+    const doc = await this.c.accounts.findOne(accountById(accountId), { projection: { balance_low_threshold: 1 } });
     if (!doc) throw new GatewayError('not_found', `No account '${accountId}'`, { param: 'account_id' });
     return doc;
   }

@@ -49,7 +49,7 @@ export interface KeyDoc {
   limits: KeyLimits;
   /**
    * Lifetime cost of requests made with this key, nano-USD, as the key document holds it:
-   * charges now add to the key's lifetime document in `key_spend` instead, so readers take
+   * charges now add to the key's lifetime spend bucket instead, so readers take
    * `lifetimeSpend`, and `KeyService` answers with the sum.
    */
   spend: bigint;

@@ -2,7 +2,7 @@ import type { ClientSession } from 'mongodb';
 import type { KeyCollections } from './key-collections.js';
 import type { KeyDoc } from './key-types.js';
 
-/** The period of a key's lifetime spend document in `key_spend` (it has no `expires_at`, so it stays). */
+/** The period of a key's lifetime spend bucket (it has no `expires_at`, so it stays). */
 export const LIFETIME_PERIOD = 'life';
 
 /** The `_id` of a key's lifetime spend document. */
@@ -12,9 +12,8 @@ export function lifetimeSpendId(keyId: string): string {
 
 /**
  * Lifetime spend of keys, nano-USD: the key document's own `spend` (what charges added before
- * lifetime spend moved) plus its lifetime document in `key_spend`, which every charge now
- * increments in the same write as its day's spend: one command per ledger batch fewer, and
- * nothing to migrate.
+ * lifetime spend moved) plus its lifetime spend bucket, which every charge now increments in
+ * the same write as its day's spend.
  */
 export async function lifetimeSpend(c: KeyCollections, keys: readonly Pick<KeyDoc, '_id' | 'spend'>[], session?: ClientSession): Promise<Map<string, bigint>> {
   const docs = keys.length === 0 ? [] : await c.keySpend.find({ _id: { $in: keys.map((k) => lifetimeSpendId(k._id)) } }, { session, projection: { amount: 1 } }).toArray();

@@ -45,7 +45,8 @@ export interface IndexOptions {
 export async function ensureIndexes(db: Db, options: IndexOptions = {}): Promise<void> {
   const c = collections(db);
   const existing = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((x) => x.name));
-  for (const { collectionName } of Object.values(c)) if (!existing.has(collectionName)) await db.createCollection(collectionName);
+  // A set: some handles share a collection (accounts and their spend buckets).
+  for (const name of new Set(Object.values(c).map((x) => x.collectionName))) if (!existing.has(name)) await db.createCollection(name);
   await ensureAccountIndexes(c);
   await ensureKeyIndexes(c);
   await ensureLedgerIndexes(c);

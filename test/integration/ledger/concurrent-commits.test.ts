@@ -1,5 +1,7 @@
+import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerWriter, type ChargeOutcome, type ChargeRequest, type LedgerBatch, type LedgerWriterObserver } from '../../../src/ledger/ledger-writer.js';
+import { periodOf } from '../../../src/billing/index.js';
 import { verifyLedgerChain } from '../../../src/ledger/chain-verify.js';
 import { adminClient } from '../../helpers/admin-client.js';
 import { startTestGateway, type TestGateway } from '../../helpers/test-gateway.js';
@@ -264,6 +266,33 @@ describe('ledger writer with overlapping commits', () => {
     await Promise.all([single.charge(charge(a, 'req_ov_a2')), single.charge(charge(b, 'req_ov_b2'))]);
     expect(one.maxInFlight).toBe(1);
     expect((await gw.deps.c.accounts.findOne({ _id: a.accountId }))!.balance).toBe(NANO - 11n * 10n);
+  });
+
+  it('commits a lone charge after its own last one in three commands, spend buckets included', async () => {
+    const f = await fundedAccount('1');
+    const watched = new MongoClient(gw.config.mongoUri, { useBigInt64: true, monitorCommands: true });
+    const commands: string[] = [];
+    watched.on('commandStarted', (e) => void (e.command.lsid !== undefined && commands.push(e.commandName)));
+    try {
+      const writer = new LedgerWriter(watched, gw.deps.c, gw.deps.log, { maxBatch: 1 });
+      const charge = (i: number): ChargeRequest => ({ requestId: `req_lone_${i}`, accountId: f.accountId, keyId: f.keyIds[0]!, model: 'local/echo', cost: 7n, at });
+      // The first charge learns the account's head; the second is built on it.
+      await writer.charge(charge(1));
+      commands.length = 0;
+      expect((await writer.charge(charge(2))).charged).toBe(7n);
+      expect(commands.filter((c) => c !== 'endSessions')).toEqual(['update', 'insert', 'commitTransaction']);
+      // A head moved by someone else (a top-up) costs the guess, never the money.
+      await adminClient(gw.url).topup(f.accountId, '1');
+      expect((await writer.charge(charge(3))).charged).toBe(7n);
+    } finally {
+      await watched.close();
+    }
+    const doc = await gw.deps.c.accounts.findOne({ _id: f.accountId });
+    expect({ balance: doc!.balance, charged: doc!.charged }).toEqual({ balance: f.credit + NANO - 21n, charged: 21n });
+    expect(await keyLifetimeSpend(gw.deps.c, f.keyIds[0]!)).toBe(21n);
+    const day = await gw.deps.c.keySpend.findOne({ _id: `${f.accountId}:${periodOf('day', at)}` });
+    expect(day?.amount).toBe(21n);
+    expect(await verifyLedgerChain(gw.deps.c, f.accountId)).toMatchObject({ ok: true, entries: 5 });
   });
 
   it('reports batch commits and spool depth on /metrics', async () => {
