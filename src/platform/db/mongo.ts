@@ -8,11 +8,29 @@ export interface Mongo {
 }
 
 /**
+ * How long a connection may wait for the reply to one command. A primary whose host died or
+ * dropped off the network leaves its connections open without an answer (no reset ever
+ * comes), and every operation on one would wait forever: a ledger batch, and every charge
+ * queued behind its account, with it. Past this the driver closes the connection and the
+ * operation fails as a network error, which transactions retry on the next primary.
+ */
+export const REPLY_TIMEOUT_MS = 10_000;
+
+/** Options of a MongoDB connection. */
+export interface MongoOptions {
+  /**
+   * Longest wait for one reply, ms (default {@link REPLY_TIMEOUT_MS}); 0 waits without limit,
+   * for commands that legitimately run long, such as index builds at release.
+   */
+  readonly replyTimeoutMs?: number;
+}
+
+/**
  * Connects to MongoDB. int64 values come back as bigint so money never passes through
  * floating point.
  */
-export async function connectMongo(uri: string, dbName: string): Promise<Mongo> {
-  const mongo = openMongo(uri, dbName);
+export async function connectMongo(uri: string, dbName: string, options: MongoOptions = {}): Promise<Mongo> {
+  const mongo = openMongo(uri, dbName, options);
   await mongo.client.connect();
   return mongo;
 }
@@ -21,13 +39,14 @@ export async function connectMongo(uri: string, dbName: string): Promise<Mongo> 
  * The same client without waiting for a server: it connects on its first operation. For
  * processes whose main work does not need MongoDB (a worker), so its absence cannot stop them.
  */
-export function openMongo(uri: string, dbName: string): Mongo {
+export function openMongo(uri: string, dbName: string, options: MongoOptions = {}): Mongo {
   const client = new MongoClient(uri, {
     useBigInt64: true,
     // Fail fast while MongoDB is down: callers answer 503 (or spool charges) within about a
     // second instead of stalling; heartbeats notice a lost primary (and its return) quickly.
     serverSelectionTimeoutMS: 1_000,
     connectTimeoutMS: 2_000,
+    socketTimeoutMS: options.replyTimeoutMs ?? REPLY_TIMEOUT_MS,
     heartbeatFrequencyMS: 500,
     maxPoolSize: 50,
     retryWrites: true,

@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { connectMongo, type Mongo } from './mongo.js';
+import { connectMongo, type Mongo, type MongoOptions } from './mongo.js';
 
 /** How long a starting process waits for MongoDB to elect a writable primary. */
 export const PRIMARY_WAIT_MS = 60_000;
 
 /** Options for {@link connectWritable}. */
-export interface ConnectWritableOptions {
+export interface ConnectWritableOptions extends MongoOptions {
   readonly timeoutMs?: number;
   readonly intervalMs?: number;
   readonly log?: Logger;
@@ -29,7 +29,7 @@ export async function connectWritable(uri: string, dbName: string, options: Conn
   let lastError: unknown;
   for (let attempt = 0; ; attempt += 1) {
     try {
-      mongo ??= await connectMongo(uri, dbName);
+      mongo ??= await connectMongo(uri, dbName, options);
       if (await isWritablePrimary(mongo)) return mongo;
       lastError = new Error('MongoDB has no writable primary yet');
     } catch (err) {

@@ -170,7 +170,8 @@ async function moneyInvariants(keys: readonly LoadKey[], outcomes: readonly Outc
   // Charges spooled during the MongoDB failover commit once a primary is back.
   for (let i = 0; i < 150; i++) {
     const ids = shown.map((o) => o.requestId as string);
-    if ((await setup.deps.c.ledger.countDocuments({ _id: { $in: ids } })) === ids.length) break;
+    // The replica set may still be electing after the last kill: a failed read is asked again.
+    if ((await setup.deps.c.ledger.countDocuments({ _id: { $in: ids } }).catch(() => -1)) === ids.length) break;
     await sleep(200);
   }
   let charges = 0;

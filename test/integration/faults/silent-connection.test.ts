@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMongo, REPLY_TIMEOUT_MS, type Mongo } from '../../../src/platform/db/mongo.js';
+import { LedgerWriter } from '../../../src/ledger/ledger-writer.js';
+import { collections } from '../../../src/platform/store/index.js';
+import { adminClient } from '../../helpers/admin-client.js';
+import { silencingProxy, type SilencingProxy } from '../../helpers/silencing-proxy.js';
+import { startTestGateway, type TestGateway } from '../../helpers/test-gateway.js';
+
+let gw: TestGateway;
+let proxy: SilencingProxy;
+let mongo: Mongo;
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  const [host, port] = new URL(gw.config.mongoUri).host.split(',')[0]!.split(':');
+  proxy = await silencingProxy({ host: host!, port: Number(port) });
+  // A short reply timeout keeps the test short; the gateway's own is REPLY_TIMEOUT_MS.
+  mongo = openMongo(`mongodb://127.0.0.1:${proxy.port}/?directConnection=true`, gw.config.mongoDb, { replyTimeoutMs: 1_000 });
+});
+afterAll(async () => {
+  await mongo?.close();
+  await proxy?.close();
+  await gw?.close();
+});
+
+/** Resolves with `promise`'s value, or with 'still waiting' once `ms` have passed. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | 'still waiting'> {
+  return Promise.race([promise, new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), ms).unref())]);
+}
+
+describe('a connection that goes silent mid-charge (its host died: no reply, no reset)', () => {
+  it('gives up on it and commits the charge once, on a fresh connection', async () => {
+    const admin = adminClient(gw.url);
+    const accountId = await admin.createAccount();
+    await admin.topup(accountId, '1');
+    const { keyId } = await admin.mintKey(accountId);
+    const writer = new LedgerWriter(mongo.client, collections(mongo.db), gw.deps.log);
+    const charge = (n: number) => writer.charge({ requestId: `req_silent_${accountId}_${n}`, accountId, keyId, model: 'local/echo', cost: 5n, at: new Date() });
+    await charge(1);
+
+    // The batch's entry goes out and no answer ever comes back, nor a reset; the server's
+    // monitor sees nothing wrong, so only the reply timeout ends the wait.
+    proxy.silenceNext(`req_silent_${accountId}_2`);
+    const outcome = await within(charge(2), 20_000);
+    expect(outcome).toMatchObject({ charged: 5n, duplicate: false });
+
+    const entries = await gw.deps.c.ledger.countDocuments({ _id: { $in: [`req_silent_${accountId}_1`, `req_silent_${accountId}_2`] } });
+    expect(entries).toBe(2);
+    expect((await gw.deps.c.accounts.findOne({ _id: accountId }))?.charged).toBe(10n);
+    // The gateway's own connections wait no longer than that for any reply.
+    expect(gw.deps.mongo.client.options.socketTimeoutMS).toBe(REPLY_TIMEOUT_MS);
+  }, 60_000);
+});
