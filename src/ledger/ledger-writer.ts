@@ -34,7 +34,11 @@ interface Pending {
 export interface LedgerWriterOptions {
   /** Most charges committed in one transaction. */
   maxBatch?: number;
-  /** How long the first charge of a batch waits for company. */
+  /**
+   * How long the first charge of a batch waits for company while no batch is in flight;
+   * default 0: charges of the same turn of the event loop still share it. Charges arriving
+   * while a batch commits wait for it and go in the next one together.
+   */
   maxDelayMs?: number;
   /** Most batch transactions in flight at once (batches in flight never share an account). */
   maxConcurrent?: number;
@@ -69,7 +73,8 @@ export interface LedgerWriterOptions {
  */
 export class LedgerWriter {
   private queue: Pending[] = [];
-  private timer: NodeJS.Timeout | undefined;
+  /** The launch scheduled, if any: how to cancel it, and whether it runs this turn. */
+  private scheduled: { cancel(): void; immediate: boolean } | undefined;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly lanes = new BatchLanes();
   /** Chain heads this writer committed last, per account (a hint; MongoDB checks it). */
@@ -93,7 +98,7 @@ export class LedgerWriter {
     options: LedgerWriterOptions = {},
   ) {
     this.maxBatch = options.maxBatch ?? 2_000;
-    this.maxDelayMs = options.maxDelayMs ?? 2;
+    this.maxDelayMs = options.maxDelayMs ?? 0;
     this.maxConcurrent = Math.max(1, options.maxConcurrent ?? 4);
     this.parallelAt = Math.max(1, Math.min(this.maxBatch, options.parallelAt ?? DEFAULT_PARALLEL_AT));
     this.observer = options.observer;
@@ -118,8 +123,8 @@ export class LedgerWriter {
 
   /** Commits everything queued and waits for it (used at shutdown). */
   async drain(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.scheduled?.cancel();
+    this.scheduled = undefined;
     while (this.queue.length > 0 || this.inFlight.size > 0) {
       this.launch();
       await Promise.all(this.inFlight);
@@ -127,12 +132,20 @@ export class LedgerWriter {
   }
 
   private flushSoon(delayMs: number): void {
-    if (this.timer && delayMs > 0) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
+    if (this.scheduled && (this.scheduled.immediate || delayMs > 0)) return;
+    this.scheduled?.cancel();
+    const flush = (): void => {
+      this.scheduled = undefined;
       this.launch();
-    }, delayMs);
+    };
+    // setTimeout(0) waits a millisecond; setImmediate runs once this turn's callbacks are done.
+    if (delayMs > 0) {
+      const timer = setTimeout(flush, delayMs);
+      this.scheduled = { cancel: () => clearTimeout(timer), immediate: false };
+    } else {
+      const immediate = setImmediate(flush);
+      this.scheduled = { cancel: () => clearImmediate(immediate), immediate: true };
+    }
   }
 
   /**

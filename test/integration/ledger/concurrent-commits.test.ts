@@ -295,6 +295,20 @@ describe('ledger writer with overlapping commits', () => {
     expect(await verifyLedgerChain(gw.deps.c, f.accountId)).toMatchObject({ ok: true, entries: 5 });
   });
 
+  it('starts a lone charge at once, sharing its batch only with the charges of the same turn', async () => {
+    const f = await fundedAccount('1');
+    const charge = (id: string): ChargeRequest => ({ requestId: id, accountId: f.accountId, keyId: f.keyIds[0]!, model: 'local/echo', cost: 10n, at });
+    const sizes: number[] = [];
+    const writer = new LedgerWriter(gw.deps.mongo.client, gw.deps.c, gw.deps.log, { observer: { batchStarted: (batch) => sizes.push(batch.charges) } });
+    const same = [writer.charge(charge('req_turn_1')), writer.charge(charge('req_turn_2'))];
+    // Immediates run in the order they were queued: a batch that waited for a timer (for company
+    // that is not coming) would not have started by the time this one runs.
+    const startedBefore = await new Promise<number>((resolve) => setImmediate(() => resolve(sizes.length)));
+    expect(startedBefore).toBe(1);
+    await Promise.all(same);
+    expect(sizes).toEqual([2]);
+  });
+
   it('reports batch commits and spool depth on /metrics', async () => {
     const f = await fundedAccount('1');
     await gw.deps.ledger.charge({ requestId: 'req_metrics_1', accountId: f.accountId, keyId: f.keyIds[0]!, model: 'local/echo', cost: 5n, at });
