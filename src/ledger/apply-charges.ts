@@ -62,9 +62,9 @@ function outcomeOf(entry: LedgerDoc, duplicate: boolean): ChargeOutcome {
 export type DuplicateCheck = 'read-first' | 'on-conflict';
 
 /**
- * Up to this many accounts in a batch, each account's balance is read and updated by one
- * findAndModify (a round trip per account); beyond it, one find and one update command (two
- * round trips) serve all accounts. Most batches of a busy gateway charge one account.
+ * Up to this many accounts in a batch, the account's balance is updated on its own (see
+ * `readAndBuild`); beyond it, one find and one update command (two round trips) serve all
+ * accounts. Most batches of a busy gateway charge one account.
  */
 const UPDATE_EACH_ACCOUNT_UP_TO = 1;
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMongo, REPLY_TIMEOUT_MS, type Mongo } from '../../../src/platform/db/mongo.js';
 import { LedgerWriter } from '../../../src/ledger/ledger-writer.js';
 import { collections } from '../../../src/platform/store/index.js';
-import { adminClient } from '../../helpers/admin-client.js';
+import { fundedKey } from '../chat/chat-client.js';
 import { silencingProxy, type SilencingProxy } from '../../helpers/silencing-proxy.js';
 import { startTestGateway, type TestGateway } from '../../helpers/test-gateway.js';
 
@@ -30,10 +30,7 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T | 'still waiting'
 
 describe('a connection that goes silent mid-charge (its host died: no reply, no reset)', () => {
   it('gives up on it and commits the charge once, on a fresh connection', async () => {
-    const admin = adminClient(gw.url);
-    const accountId = await admin.createAccount();
-    await admin.topup(accountId, '1');
-    const { keyId } = await admin.mintKey(accountId);
+    const { accountId, keyId } = await fundedKey(gw.url, '1');
     const writer = new LedgerWriter(mongo.client, collections(mongo.db), gw.deps.log);
     const charge = (n: number) => writer.charge({ requestId: `req_silent_${accountId}_${n}`, accountId, keyId, model: 'local/echo', cost: 5n, at: new Date() });
     await charge(1);

@@ -4,6 +4,7 @@ import { LedgerWriter } from '../../../src/ledger/ledger-writer.js';
 import { verifyAllLedgerChains } from '../../../src/ledger/chain-verify.js';
 import { prepareDatabase } from '../../../src/platform/store/prepare-database.js';
 import { adminClient } from '../../helpers/admin-client.js';
+import { fundedKey } from '../chat/chat-client.js';
 import { keyLifetimeSpend } from '../../helpers/key-spend.js';
 import { startTestGateway, type TestGateway } from '../../helpers/test-gateway.js';
 
@@ -19,9 +20,7 @@ afterAll(async () => {
 describe('spend buckets in the accounts collection', () => {
   it('takes in the buckets an older release left in key_spend exactly once, however often the release runs', async () => {
     const admin = adminClient(gw.url);
-    const accountId = await admin.createAccount();
-    await admin.topup(accountId, '1');
-    const { keyId } = await admin.mintKey(accountId);
+    const { accountId, keyId } = await fundedKey(gw.url, '1');
     const chargedAt = new Date();
     await new LedgerWriter(gw.deps.mongo.client, gw.deps.c, gw.deps.log).charge({ requestId: `req_legacy_${keyId}`, accountId, keyId, model: 'local/echo', cost: 40n, at: chargedAt });
     // What an older release wrote: the same key's lifetime bucket, and more than one move's worth of others.
