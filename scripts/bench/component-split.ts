@@ -93,7 +93,7 @@ const PACKAGE_COMPONENTS: ReadonlyArray<[RegExp, string]> = [
   [/^(pino|pino-std-serializers|sonic-boom|thread-stream|fast-redact|quick-format-unescaped|atomic-sleep|on-exit-leak-free)$/, 'logging'],
   [/^(prom-client|tdigest|bintrees)$/, 'metrics'],
   [/^zod$/, 'validation and pricing'],
-  [/^(koa|@koa\/.+|koa-.+|raw-body|co-body|http-errors|statuses|on-finished|vary|accepts|type-is|content-type|cookies|delegates|fresh|encodeurl|depd|destroy|only|iconv-lite|bytes|inflation)$/, 'HTTP edge'],
+  [/^(koa|@koa\/.+|koa-.+|raw-body|co-body|@hapi\/bourne|http-errors|statuses|on-finished|vary|accepts|type-is|content-type|cookies|delegates|fresh|encodeurl|depd|destroy|only|iconv-lite|bytes|inflation)$/, 'HTTP edge'],
   [/^node:_http_(server|incoming|outgoing|common)$/, 'HTTP edge'],
 ];
 

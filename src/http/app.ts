@@ -1,12 +1,11 @@
 import { Router } from '@koa/router';
 import Koa from 'koa';
-import { koaBody } from 'koa-body';
 import { consoleSessionMiddleware } from './routes/console/console-routes.js';
 import type { Deps } from '../deps.js';
 import { errorHeaders, GatewayError, serializeError } from '../platform/errors/index.js';
 import { edge } from './middleware/edge.js';
 import { errorBoundary } from './middleware/error-boundary.js';
-import { jsonLimits } from './middleware/json-limits.js';
+import { jsonBody } from './middleware/json-body.js';
 import { requireContentType } from './middleware/require-content-type.js';
 import { routeFamilies, type RouteOptions } from './routes/route-families.js';
 import type { GatewayState } from './state.js';
@@ -52,8 +51,7 @@ export function createApp(deps: Deps, extensions: AppExtensions = {}): Koa<Gatew
   app.use(traceRequests(deps.requests));
   app.use(errorBoundary(deps.log, { drainBytes: Math.max(4 * deps.config.limits.jsonBodyBytes, MIN_DRAIN_BYTES) }));
   app.use(requireContentType({ multipartPaths: MULTIPART_PATHS }));
-  app.use(koaBody({ jsonLimit: deps.config.limits.jsonBodyBytes, jsonStrict: true, multipart: false, urlencoded: false, text: false }));
-  app.use(jsonLimits());
+  app.use(jsonBody({ limitBytes: deps.config.limits.jsonBodyBytes }));
   app.use(consoleSessionMiddleware(deps));
   // Every route family, in the order route-families.ts lists them; then any extra routers.
   const routers = [...routeFamilies(deps, extensions), ...(extensions.routers ?? [])];

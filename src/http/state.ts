@@ -23,3 +23,10 @@ export function requireKey(ctx: GatewayContext): KeyDoc {
   if (!key) throw new Error('route reached without authentication');
   return key;
 }
+
+declare module 'koa' {
+  interface Request {
+    /** The parsed JSON body (see jsonBody); undefined when the request had none. */
+    body?: unknown;
+  }
+}

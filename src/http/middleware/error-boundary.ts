@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { classifyError, errorHeaders, serializeError } from '../../platform/errors/index.js';
+import { classifyError, errorHeaders, serializeError, type GatewayError } from '../../platform/errors/index.js';
+import { levelOf } from './access-log.js';
 import { drainRemainder } from './drain-request.js';
 import { clientLeft } from './client-closed.js';
 import type { GatewayContext, GatewayState } from '../state.js';
@@ -28,6 +29,18 @@ function clearHeaders(ctx: GatewayContext): void {
 }
 
 /**
+ * A refusal with Retry-After (503) is logged at warn with its cause's message only: a store
+ * failover refuses every request for seconds, and a stack per request would bury the cause.
+ * Any other 5xx is a fault, logged at error with its stack.
+ */
+function logFailure(log: Logger, err: GatewayError, requestId: string | undefined): void {
+  if (levelOf(err.status) === 'warn') {
+    const cause = err.cause instanceof Error ? err.cause.message : undefined;
+    log.warn({ request_id: requestId, code: err.code, cause }, err.message);
+  } else log.error({ err: err.cause ?? err, request_id: requestId, code: err.code }, err.message);
+}
+
+/**
  * Catches everything below it and answers with the one error shape. Unknown errors are
  * logged with their details and hidden from the client. The rest of an unread request body
  * is read first (within a bound), so a client that is still uploading gets the answer. Once headers are sent (streams),
@@ -40,7 +53,7 @@ export function errorBoundary(log: Logger, options: ErrorBoundaryOptions): Middl
     } catch (thrown) {
       const err = classifyError(thrown);
       // A client that left is not a failure of the gateway: the access line reports it (499).
-      if (err.status >= 500 && !clientLeft(ctx)) log.error({ err: err.cause ?? err, request_id: ctx.state.requestId, code: err.code }, err.message);
+      if (err.status >= 500 && !clientLeft(ctx)) logFailure(log, err, ctx.state.requestId);
       if (ctx.headerSent || !ctx.writable) return;
       // A client still sending its body would see a reset instead of this answer.
       const drained = await drainRemainder(ctx.req, options.drainBytes);

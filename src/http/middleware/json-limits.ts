@@ -66,11 +66,30 @@ export function checkJsonLimits(value: unknown, limits: JsonLimits = DEFAULT_JSO
   for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) expand(frame, stack, limits);
 }
 
-/** Applies {@link checkJsonLimits} to every parsed JSON body before any route sees it. */
-export function jsonLimits(limits: JsonLimits = DEFAULT_JSON_LIMITS): Middleware<GatewayState> {
-  return async function jsonLimitsMiddleware(ctx, next) {
-    if (ctx.is('json') && ctx.request.body !== undefined) checkJsonLimits(ctx.request.body, limits);
-    // Returned, not awaited: nothing follows, and a waiting frame would live as long as the response (a stream's too).
-    return next();
-  };
+/** Index of the quote that closes the string opened at `open`, or the text's length. */
+function stringEnd(text: string, open: number): number {
+  for (let quote = text.indexOf('"', open + 1); quote !== -1; quote = text.indexOf('"', quote + 1)) {
+    let slashes = 0;
+    while (text.charCodeAt(quote - 1 - slashes) === 0x5c) slashes++;
+    if (slashes % 2 === 0) return quote;
+  }
+  return text.length;
+}
+
+/**
+ * Refuses JSON text nested deeper than `maxDepth` before it is parsed: parsing a body of a few
+ * hundred kilobytes of brackets builds hundreds of thousands of containers and holds the event
+ * loop for tens of milliseconds, only for the checks after it to refuse them. Strings are
+ * skipped with `indexOf`, so a large base64 image costs a native scan, not a loop per character.
+ * Malformed text is left to the parser.
+ */
+export function checkJsonDepth(text: string, maxDepth: number = DEFAULT_JSON_LIMITS.maxDepth): void {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) i = stringEnd(text, i);
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > maxDepth) throw invalid(`JSON nested deeper than ${maxDepth} levels`, []);
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
 }

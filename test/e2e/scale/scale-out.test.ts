@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -144,18 +144,47 @@ describe('scale-out: Redis Cluster and MongoDB replica set failovers under load'
     } catch (err) {
       // What the webs said about charges (spooled, set aside, batches failed) names the cause.
       for (const w of webs) console.log(warningsOf(w.output()));
-      throw err;
+      throw new Error(`${(err as Error).message}\n${await whereabouts(outcomes)}`, { cause: err });
     }
   }, 300_000);
 });
 
-/** A process's warn and error log lines, without the clients that left. */
+/** A warn or error log line, other than a client that left or a request refused with 503. */
+const isWarning = (line: string): boolean => /"level":(40|50|60)/.test(line) && !/client disconnected|"status":503|briefly unavailable/.test(line);
+
+/** A process's warn and error log lines (see isWarning). */
 function warningsOf(output: string): string {
   return output
     .split('\n')
-    .filter((line) => /"level":(40|50|60)/.test(line) && !line.includes('client disconnected'))
+    .filter(isWarning)
     .map((line) => line.slice(0, 400))
     .join('\n');
+}
+
+/**
+ * Where each shown cost missing from the ledger is: the spool files that hold it and what the
+ * webs logged about it, with the webs' warnings counted by message. Goes into the failure's
+ * message, which CI shows even when it cuts the log above.
+ */
+async function whereabouts(outcomes: readonly Outcome[]): Promise<string> {
+  const shown = outcomes.filter((o) => o.cost !== undefined && o.requestId !== undefined).map((o) => o.requestId as string);
+  const found = new Set((await setup.deps.c.ledger.find({ _id: { $in: shown } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
+  const files = await Promise.all((await readdir(spoolDir)).map(async (name) => ({ name, text: await readFile(path.join(spoolDir, name), 'utf8').catch(() => '') })));
+  const logs = webs.map((w) => w.output().split('\n'));
+  const lines = shown.filter((id) => !found.has(id)).map((id) => {
+    const spooled = files.filter((f) => f.text.includes(id)).map((f) => f.name);
+    const said = logs.flatMap((log, i) => log.filter((line) => line.includes(id)).map((line) => `web ${i}: ${line.slice(0, 300)}`));
+    return `missing ${id}: in spool files [${spooled.join(', ')}]\n  ${said.join('\n  ')}`;
+  });
+  const counts = logs.map((log, i) => {
+    const byMessage = new Map<string, number>();
+    for (const line of log.filter(isWarning)) {
+      const msg = /"msg":"([^"]*)"/.exec(line)?.[1] ?? '?';
+      byMessage.set(msg, (byMessage.get(msg) ?? 0) + 1);
+    }
+    return `web ${i} warnings: ${JSON.stringify(Object.fromEntries(byMessage))}`;
+  });
+  return [...lines, `spool folder: [${files.map((f) => f.name).join(', ')}]`, ...counts].join('\n');
 }
 
 /** One request of each kind through each web, so the load starts on warm processes. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
-import { checkJsonLimits, DEFAULT_JSON_LIMITS } from '../../../src/http/middleware/json-limits.js';
+import fc from 'fast-check';
+import { checkJsonDepth, checkJsonLimits, DEFAULT_JSON_LIMITS } from '../../../src/http/middleware/json-limits.js';
 
 function refusal(value: unknown, limits = DEFAULT_JSON_LIMITS): { code: string; param: string | null; message: string } | undefined {
   try {
@@ -40,5 +41,45 @@ describe('generic JSON limits', () => {
 
   it('leaves scalars and null alone', () => {
     for (const value of [null, 0, false, 'x', 1.5]) expect(refusal(value)).toBeUndefined();
+  });
+});
+
+/** Nesting of a parsed value, counted as checkJsonLimits counts it (a scalar is 0). */
+function depthOf(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  return 1 + Math.max(0, ...Object.values(value).map(depthOf));
+}
+
+describe('the nesting scan of JSON text before it is parsed', () => {
+  const refusesText = (text: string, max: number): boolean => {
+    try {
+      checkJsonDepth(text, max);
+      return false;
+    } catch (err) {
+      expect(err).toBeInstanceOf(GatewayError);
+      return true;
+    }
+  };
+
+  it('refuses 200,000 nested arrays, and one level past the limit', () => {
+    expect(refusesText(`${'['.repeat(200_000)}${']'.repeat(200_000)}`, 64)).toBe(true);
+    expect(refusesText(`{"a":${'['.repeat(63)}${']'.repeat(63)}}`, 64)).toBe(false);
+    expect(refusesText(`{"a":${'['.repeat(64)}${']'.repeat(64)}}`, 64)).toBe(true);
+  });
+
+  it('does not count brackets inside strings, escaped quotes included', () => {
+    const inString = JSON.stringify({ text: `[[[{{{ \\" \\\\" ${'['.repeat(100)}` });
+    expect(refusesText(inString, 2)).toBe(false);
+    expect(refusesText('{"a\\\\":[[1]]}', 2)).toBe(true);
+  });
+
+  it('agrees with the depth of the parsed value, for any JSON', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 8 }), fc.integer({ min: 1, max: 6 }), (value, max) => {
+        const text = JSON.stringify(value);
+        expect(refusesText(text, max)).toBe(depthOf(value) > max);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
