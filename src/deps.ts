@@ -134,8 +134,8 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   await spool.start();
   const beacon = new SpoolBeacon(redis, `${config.redisPrefix}:spool:state`, log);
   const writer = new LedgerWriter(mongo.client, c, log, { maxConcurrent: config.ledgerMaxConcurrentCommits, observer: observeAll(metrics.ledger, webhooks.spend) });
-  metrics.ledger.watchSpool(() => spool.size());
   const ledger = new SpoolingLedger(writer, spool, health, beacon, log, { ack: config.ledgerAck });
+  metrics.ledger.watch(ledger);
 
   bus.subscribe((event) => {
     if (event.type === 'key') keyAuth.forget(event.hash);

@@ -19,6 +19,9 @@ const DEFAULT_PARALLEL_AT = 64;
 /** How long a batch may take before the writer looks for transactions a dead process left open. */
 const DEFAULT_REAP_AFTER_MS = 2_000;
 
+/** How long a batch commits before the writer warns that it is slow. */
+const SLOW_BATCH_MS = 10_000;
+
 /** Most accounts whose chain head a writer remembers. */
 const MAX_HEAD_HINTS = 100_000;
 
@@ -204,6 +207,22 @@ export class LedgerWriter {
     this.inFlight.add(run);
   }
 
+  /**
+   * What runs every `reapAfterMs` while a batch commits: ends transactions a dead process left open,
+   * and says once, at {@link SLOW_BATCH_MS}, that charges are waiting (every charge of its
+   * accounts waits behind it, spooled ones included).
+   */
+  private overdue(size: number, started: number): () => void {
+    let warned = false;
+    return () => {
+      void this.orphans.reap(this.ownSessions());
+      const ms = performance.now() - started;
+      if (warned || ms < SLOW_BATCH_MS) return;
+      warned = true;
+      this.log.warn({ size, ms: Math.round(ms) }, 'ledger batch still committing');
+    };
+  }
+
   /** The ids of this writer's sessions in use, which the reaper must never kill. */
   private ownSessions(): Set<string> {
     return new Set([...this.sessions].map((s) => sessionHex(s.id)));
@@ -215,7 +234,8 @@ export class LedgerWriter {
     const started = performance.now();
     // A batch that takes long may be retrying against a transaction a dead process left open
     // on the same account or key: end that one rather than wait out MongoDB's one-minute limit.
-    const reaper = this.reapAfterMs > 0 ? setInterval(() => void this.orphans.reap(this.ownSessions()), this.reapAfterMs) : undefined;
+    const overdue = this.overdue(batch.length, started);
+    const reaper = this.reapAfterMs > 0 ? setInterval(overdue, this.reapAfterMs) : undefined;
     reaper?.unref();
     try {
       const outcomes = await this.transact(session, batch.map((p) => p.request));

@@ -140,6 +140,11 @@ export class SpoolingLedger {
     return this.spool.size();
   }
 
+  /** When the oldest charge in this process's spool was spooled (see ChargeSpool.oldest). */
+  oldestSpooled(): number | undefined {
+    return this.spool.oldest();
+  }
+
   /** Charges handed to MongoDB and not durable yet (neither committed nor spooled). */
   get committing(): number {
     return this.writer.pending;

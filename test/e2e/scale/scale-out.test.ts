@@ -4,11 +4,11 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keySlot } from '../../../src/platform/redis/key-slot.js';
-import { adminClient } from '../../helpers/admin-client.js';
+import { adminClient, call } from '../../helpers/admin-client.js';
 import { startMongoReplicaSet, type MongoReplicaSet } from '../../helpers/mongo-replica-set.js';
 import { startRedisCluster, type LocalRedisCluster } from '../../helpers/redis-cluster.js';
 import { spawnWeb, type WebProcess } from '../../helpers/spawn-web.js';
-import { startTestGateway, testEnv, type TestGateway } from '../../helpers/test-gateway.js';
+import { startTestGateway, TEST_ADMIN_TOKEN, testEnv, type TestGateway } from '../../helpers/test-gateway.js';
 import { expectExactMoney } from '../../integration/faults/money-invariants.js';
 import { spawnWorker, type WorkerProcess } from '../images/spawn-worker.js';
 import { probeRecovery, runLoad, type LoadKey, type Outcome } from './scale-load.js';
@@ -175,7 +175,8 @@ function warningsOf(output: string): string {
 async function whereabouts(outcomes: readonly Outcome[]): Promise<string> {
   const shown = outcomes.filter((o) => o.cost !== undefined && o.requestId !== undefined).map((o) => o.requestId as string);
   const found = new Set((await setup.deps.c.ledger.find({ _id: { $in: shown } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
-  const files = await Promise.all((await readdir(spoolDir)).map(async (name) => ({ name, text: await readFile(path.join(spoolDir, name), 'utf8').catch(() => '') })));
+  const names = (await readdir(spoolDir, { recursive: true })).filter((name) => name.endsWith('.jsonl'));
+  const files = await Promise.all(names.map(async (name) => ({ name, text: await readFile(path.join(spoolDir, name), 'utf8').catch(() => '') })));
   const logs = webs.map((w) => w.output().split('\n'));
   const lines = shown.filter((id) => !found.has(id)).map((id) => {
     const spooled = files.filter((f) => f.text.includes(id)).map((f) => f.name);
@@ -190,7 +191,15 @@ async function whereabouts(outcomes: readonly Outcome[]): Promise<string> {
     }
     return `web ${i} warnings: ${JSON.stringify(Object.fromEntries(byMessage))}`;
   });
-  return [...lines, `spool folder: [${files.map((f) => f.name).join(', ')}]`, ...counts].join('\n');
+  // Each web's own view: charges spooled and their age, charges committing, MongoDB writable.
+  const states = await Promise.all(
+    webs.map(async (w, i) => {
+      const metrics = await call(w.url, 'GET', '/metrics', { token: TEST_ADMIN_TOKEN }).catch(() => undefined);
+      const text = typeof metrics?.body === 'string' ? metrics.body : '';
+      return `web ${i}: ${text.split('\n').filter((l) => /^farebox_(ledger_spool|ledger_committing|mongo_writable)/.test(l)).join('; ')}`;
+    }),
+  );
+  return [...lines, `spool files: [${files.map((f) => f.name).join(', ')}]`, ...counts, ...states].join('\n');
 }
 
 /** One request of each kind through each web, so the load starts on warm processes. */

@@ -309,7 +309,7 @@ describe('ledger writer with overlapping commits', () => {
     expect(sizes).toEqual([2]);
   });
 
-  it('reports batch commits and spool depth on /metrics', async () => {
+  it('reports batch commits, spool depth and age, charges committing and MongoDB writable on /metrics', async () => {
     const f = await fundedAccount('1');
     await gw.deps.ledger.charge({ requestId: 'req_metrics_1', accountId: f.accountId, keyId: f.keyIds[0]!, model: 'local/echo', cost: 5n, at });
     await gw.deps.ledger.settled();
@@ -317,5 +317,8 @@ describe('ledger writer with overlapping commits', () => {
     expect(body).toMatch(/^farebox_ledger_commit_seconds_count [1-9]/m);
     expect(body).toMatch(/^farebox_ledger_batch_charges_sum [1-9]/m);
     expect(body).toMatch(/^farebox_ledger_spooled_charges 0$/m);
+    expect(body).toMatch(/^farebox_ledger_spool_oldest_seconds 0$/m);
+    expect(body).toMatch(/^farebox_ledger_committing_charges 0$/m);
+    expect(body).toMatch(/^farebox_mongo_writable 1$/m);
   });
 });
