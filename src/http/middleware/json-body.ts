@@ -3,10 +3,8 @@ import coBody from 'co-body';
 import type { Middleware } from 'koa';
 import { GatewayError } from '../../platform/errors/index.js';
 import type { GatewayState } from '../state.js';
+import { BODY_METHODS } from './require-content-type.js';
 import { checkJsonDepth, checkJsonLimits, DEFAULT_JSON_LIMITS, type JsonLimits } from './json-limits.js';
-
-/** Methods whose body is read; bodies on other methods are ignored, as HTTP allows. */
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /** Only a JSON object or array is a body (RFC 7159 whitespace may come first). */
 const STRICT_START = /^[\x20\x09\x0a\x0d]*[[{]/;

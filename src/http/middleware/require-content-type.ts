@@ -8,7 +8,7 @@ export interface ContentTypeRules {
 }
 
 /** Methods whose body routes read; bodies on other methods are ignored, as HTTP allows. */
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+export const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 
 function hasBody(ctx: { get(name: string): string }): boolean {
   const length = ctx.get('content-length');
