@@ -148,7 +148,7 @@ describe('scale-out: Redis Cluster and MongoDB replica set failovers under load'
       for (const w of webs) console.log(warningsOf(w.output()));
       throw new Error(`${(err as Error).message}\n${await whereabouts(outcomes)}`, { cause: err });
     }
-  }, 300_000);
+  }, 420_000);
 });
 
 /** A warn or error log line, other than a client that left or a request refused with 503. */
