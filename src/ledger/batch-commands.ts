@@ -1,4 +1,5 @@
-import type { ClientSession, Db, Document } from 'mongodb';
+import { type ClientSession, type Db, type Document, MongoError, MongoErrorLabel } from 'mongodb';
+import { isFailoverCode } from '../platform/errors/index.js';
 
 /** What a command needs of a collection: its name. */
 type Named = { readonly collectionName: string };
@@ -10,22 +11,35 @@ export interface UpdateStatement {
   upsert?: boolean;
 }
 
-/** A document-level error of a write command (a duplicate key, say): the transaction is void. */
-export class BatchWriteError extends Error {
-  constructor(readonly code: number, message: string) {
+/**
+ * A document-level error of a write command (a duplicate key, say): the transaction is void.
+ * A MongoDB error with the reply's labels, so `withTransaction` and the 503 classification see
+ * it as they would the helpers' bulk write error; one whose code says the primary changed
+ * under the write is labelled a transient transaction error (nothing of the transaction
+ * committed, so it is run again on the next primary).
+ */
+export class BatchWriteError extends MongoError {
+  constructor(code: number, message: string, labels: readonly string[] = []) {
     super(message);
-    this.name = 'BatchWriteError';
+    this.code = code;
+    for (const label of labels) this.addErrorLabel(label);
+    if (isFailoverCode(code)) this.addErrorLabel(MongoErrorLabel.TransientTransactionError);
+  }
+
+  override get name(): string {
+    return 'BatchWriteError';
   }
 }
 
 /** The reply of a write command: document-level errors are reported here, not thrown. */
 export interface WriteReply {
   writeErrors?: { code: number; errmsg: string }[];
+  errorLabels?: string[];
 }
 
 function throwWriteErrors(reply: WriteReply): void {
   const [first] = reply.writeErrors ?? [];
-  if (first) throw new BatchWriteError(first.code, first.errmsg);
+  if (first) throw new BatchWriteError(first.code, first.errmsg, reply.errorLabels);
 }
 
 /**

@@ -6,3 +6,4 @@ export { classifyError } from './classify-error.js';
 export { ERROR_TABLE, type ErrorCode } from './error-table.js';
 export { GatewayError, isGatewayError, toGatewayError } from './gateway-error.js';
 export { type ErrorBody, errorHeaders, serializeError } from './serialize.js';
+export { isFailoverCode } from './transient-store-error.js';

@@ -18,6 +18,11 @@ const MONGO_FAILOVER_CODES = new Set([
   13436, // NotPrimaryOrSecondary
 ]);
 
+/** Whether a MongoDB error code means the primary changed or went away under the operation. */
+export function isFailoverCode(code: unknown): boolean {
+  return typeof code === 'number' && MONGO_FAILOVER_CODES.has(code);
+}
+
 /** Labels the driver puts on errors that are safe and expected to succeed when retried. */
 const RETRYABLE_LABELS = ['RetryableWriteError', 'TransientTransactionError', 'ResetPool', 'PoolRequestedRetry'];
 
@@ -40,7 +45,7 @@ function isMongoTransient(err: unknown): boolean {
     return true;
   }
   if (!(err instanceof MongoError)) return false;
-  if (typeof err.code === 'number' && MONGO_FAILOVER_CODES.has(err.code)) return true;
+  if (isFailoverCode(err.code)) return true;
   return RETRYABLE_LABELS.some((label) => err.hasErrorLabel(label));
 }
 
@@ -59,5 +64,5 @@ export function isTransientStoreError(err: unknown): boolean {
   if (isRedisTransient(err)) return true;
   // A write concern error carries the failover code in its result, not on the error itself.
   const wce = (err as { writeConcernError?: { code?: unknown } }).writeConcernError;
-  return typeof wce?.code === 'number' && MONGO_FAILOVER_CODES.has(wce.code);
+  return isFailoverCode(wce?.code);
 }
