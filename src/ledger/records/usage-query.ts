@@ -1,5 +1,6 @@
-import type { Collection, Document } from 'mongodb';
+import { type Collection, type Document, MongoServerError } from 'mongodb';
 import { toUsdNumber } from '../../billing/index.js';
+import { GatewayError } from '../../platform/errors/index.js';
 import { createdWithin, type TimeRange } from './record-filters.js';
 import type { LedgerCollections } from '../ledger-collection.js';
 
@@ -27,23 +28,42 @@ interface UsageSums {
   readonly output: Document;
 }
 
+/**
+ * Longest MongoDB works on one usage report. Below the client's reply limit, so the server
+ * stops the work itself (a report over years of a busy account) instead of running on after
+ * the client gave up, beside the ledger's commits.
+ */
+export const USAGE_QUERY_MS = 8_000;
+
+/** MongoDB's code for an operation that ran past its `maxTimeMS`. */
+const MAX_TIME_EXPIRED = 50;
+
+function tooSlow(err: unknown): never {
+  if (err instanceof MongoServerError && err.code === MAX_TIME_EXPIRED) {
+    throw new GatewayError('service_unavailable', `The usage report took longer than ${USAGE_QUERY_MS / 1000} s; ask for a shorter time range.`, { retryAfterSeconds: 1, cause: err });
+  }
+  throw err;
+}
+
 /** Groups one collection's documents per UTC day and model into usage rows, in MongoDB. */
 export async function dailyUsage(collection: Pick<Collection, 'aggregate'>, sums: UsageSums): Promise<UsageRow[]> {
-  const groups = await collection
-    .aggregate<{ _id: { date: string; model: string | null }; requests: unknown; cost: unknown; input: unknown; output: unknown }>([
-      { $match: sums.match },
-      {
-        $group: {
-          _id: { date: { $dateToString: { format: '%Y-%m-%d', date: '$created_at', timezone: 'UTC' } }, model: '$model' },
-          requests: { $sum: 1 },
-          cost: { $sum: '$cost' },
-          input: sums.input,
-          output: sums.output,
-        },
+  const pipeline = [
+    { $match: sums.match },
+    {
+      $group: {
+        _id: { date: { $dateToString: { format: '%Y-%m-%d', date: '$created_at', timezone: 'UTC' } }, model: '$model' },
+        requests: { $sum: 1 },
+        cost: { $sum: '$cost' },
+        input: sums.input,
+        output: sums.output,
       },
-      { $sort: { '_id.date': 1, '_id.model': 1 } },
-    ])
-    .toArray();
+    },
+    { $sort: { '_id.date': 1, '_id.model': 1 } },
+  ];
+  const groups = await collection
+    .aggregate<{ _id: { date: string; model: string | null }; requests: unknown; cost: unknown; input: unknown; output: unknown }>(pipeline, { maxTimeMS: USAGE_QUERY_MS })
+    .toArray()
+    .catch(tooSlow);
   return groups.map((g) => ({
     date: g._id.date,
     model: g._id.model,
