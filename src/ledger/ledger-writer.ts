@@ -209,8 +209,8 @@ export class LedgerWriter {
 
   /**
    * What runs every `reapAfterMs` while a batch commits: ends transactions a dead process left open,
-   * and says once, at {@link SLOW_BATCH_MS}, that charges are waiting (every charge of its
-   * accounts waits behind it, spooled ones included).
+   * and says once, at {@link SLOW_BATCH_MS}, that charges are waiting: those of its accounts
+   * (spooled ones included) wait for it, and so do all others until `parallelAt` queue up.
    */
   private overdue(size: number, started: number): () => void {
     let warned = false;
