@@ -33,6 +33,12 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
+/** How far a batch's transaction got: attempts started, and the step of the last one. */
+interface BatchProgress {
+  attempts: number;
+  step: 'starting' | 'writing' | 'committing';
+}
+
 /** Tuning of the group commit. */
 export interface LedgerWriterOptions {
   /** Most charges committed in one transaction. */
@@ -208,18 +214,19 @@ export class LedgerWriter {
   }
 
   /**
-   * What runs every `reapAfterMs` while a batch commits: ends transactions a dead process left open,
-   * and says once, at {@link SLOW_BATCH_MS}, that charges are waiting: those of its accounts
-   * (spooled ones included) wait for it, and so do all others until `parallelAt` queue up.
+   * What runs every `reapAfterMs` while a batch commits: ends transactions a dead process left
+   * open, and says at {@link SLOW_BATCH_MS}, then at each doubling, how far the batch got, since
+   * charges are waiting: those of its accounts (spooled ones included) wait for it, and so do
+   * all others until `parallelAt` queue up.
    */
-  private overdue(size: number, started: number): () => void {
-    let warned = false;
+  private overdue(size: number, started: number, progress: BatchProgress): () => void {
+    let warnAt = SLOW_BATCH_MS;
     return () => {
       void this.orphans.reap(this.ownSessions());
       const ms = performance.now() - started;
-      if (warned || ms < SLOW_BATCH_MS) return;
-      warned = true;
-      this.log.warn({ size, ms: Math.round(ms) }, 'ledger batch still committing');
+      if (ms < warnAt) return;
+      warnAt *= 2;
+      this.log.warn({ size, ms: Math.round(ms), ...progress }, 'ledger batch still committing');
     };
   }
 
@@ -234,11 +241,12 @@ export class LedgerWriter {
     const started = performance.now();
     // A batch that takes long may be retrying against a transaction a dead process left open
     // on the same account or key: end that one rather than wait out MongoDB's one-minute limit.
-    const overdue = this.overdue(batch.length, started);
+    const progress: BatchProgress = { attempts: 0, step: 'starting' };
+    const overdue = this.overdue(batch.length, started, progress);
     const reaper = this.reapAfterMs > 0 ? setInterval(overdue, this.reapAfterMs) : undefined;
     reaper?.unref();
     try {
-      const outcomes = await this.transact(session, batch.map((p) => p.request));
+      const outcomes = await this.transact(session, batch.map((p) => p.request), progress);
       this.rememberHeads(batch, outcomes);
       this.notify(() => this.observer?.batchFinished?.(info, (performance.now() - started) / 1000, true));
       for (const p of batch) {
@@ -263,14 +271,17 @@ export class LedgerWriter {
    * commit result; each attempt recomputes the outcomes from what it reads. The ledger is not
    * read first unless the batch turns out to hold a request id already charged.
    */
-  private async transact(session: ClientSession, requests: ChargeRequest[]): Promise<Map<string, ChargeOutcome>> {
+  private async transact(session: ClientSession, requests: ChargeRequest[], progress: BatchProgress): Promise<Map<string, ChargeOutcome>> {
     let outcomes = new Map<string, ChargeOutcome>();
     let check: DuplicateCheck = 'on-conflict';
     for (;;) {
       try {
         await session.withTransaction(
           async () => {
+            progress.attempts++;
+            progress.step = 'writing';
             outcomes = await applyCharges(this.store, session, requests, check, this.heads);
+            progress.step = 'committing';
           },
           { writeConcern: { w: 'majority', journal: true } },
         );

@@ -201,7 +201,8 @@ async function whereabouts(outcomes: readonly Outcome[]): Promise<string> {
       return `web ${i}: ${text.split('\n').filter((l) => /^farebox_(ledger_spool|ledger_committing|mongo_writable)/.test(l)).join('; ')}`;
     }),
   );
-  return [...lines, `spool files: [${files.map((f) => f.name).join(', ')}]`, ...counts, ...states].join('\n');
+  const slow = logs.flatMap((log, i) => log.filter((line) => line.includes('ledger batch still committing')).map((line) => `web ${i}: ${line.slice(0, 300)}`));
+  return [...lines, `spool files: [${files.map((f) => f.name).join(', ')}]`, ...counts, ...states, ...slow].join('\n');
 }
 
 /** One request of each kind through each web, so the load starts on warm processes. */
