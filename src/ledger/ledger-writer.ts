@@ -1,4 +1,5 @@
 import type { ClientSession, MongoClient } from 'mongodb';
+import { GatewayError } from '../platform/errors/index.js';
 import type { Logger } from 'pino';
 import type { LedgerDoc } from './ledger-types.js';
 import { AlreadyCharged, applyCharges, type ChargeOutcome, type ChargeRequest, type ChargeStore, type DuplicateCheck } from './apply-charges.js';
@@ -21,6 +22,14 @@ const DEFAULT_REAP_AFTER_MS = 2_000;
 
 /** How long a batch commits before the writer warns that it is slow. */
 const SLOW_BATCH_MS = 10_000;
+
+/**
+ * Longest a batch may hold its charges: past it they are given back as a 503 (a waiting
+ * request spools its charge, the spool's drain tries again) and the batch's accounts are free
+ * for the next one. A commit takes milliseconds and a failover seconds; one batch that never
+ * ends must not hold every charge of the process, and with them paid admission everywhere.
+ */
+const DEFAULT_DEADLINE_MS = 30_000;
 
 /** Most accounts whose chain head a writer remembers. */
 const MAX_HEAD_HINTS = 100_000;
@@ -66,6 +75,8 @@ export interface LedgerWriterOptions {
   reapAfterMs?: number;
   /** How long a transaction must have been idle to count as left behind. */
   orphanIdleMs?: number;
+  /** See DEFAULT_DEADLINE_MS; 0 never gives up. */
+  deadlineMs?: number;
 }
 
 /**
@@ -95,6 +106,7 @@ export class LedgerWriter {
   private readonly parallelAt: number;
   private readonly observer: LedgerWriterObserver | undefined;
   private readonly reapAfterMs: number;
+  private readonly deadlineMs: number;
   private readonly orphans: OrphanedTransactions;
   private readonly store: ChargeStore;
   /** Sessions of batches in flight. */
@@ -112,6 +124,7 @@ export class LedgerWriter {
     this.parallelAt = Math.max(1, Math.min(this.maxBatch, options.parallelAt ?? DEFAULT_PARALLEL_AT));
     this.observer = options.observer;
     this.reapAfterMs = Math.max(0, options.reapAfterMs ?? DEFAULT_REAP_AFTER_MS);
+    this.deadlineMs = Math.max(0, options.deadlineMs ?? DEFAULT_DEADLINE_MS);
     this.orphans = new OrphanedTransactions(client, log, options.orphanIdleMs ?? ORPHAN_IDLE_MS);
     this.store = { c, commands: new BatchCommands(client.db(c.ledger.dbName)) };
   }
@@ -245,8 +258,9 @@ export class LedgerWriter {
     const overdue = this.overdue(batch.length, started, progress);
     const reaper = this.reapAfterMs > 0 ? setInterval(overdue, this.reapAfterMs) : undefined;
     reaper?.unref();
+    const run = this.transact(session, batch.map((p) => p.request), progress);
     try {
-      const outcomes = await this.transact(session, batch.map((p) => p.request), progress);
+      const outcomes = await this.untilDeadline(run, progress);
       this.rememberHeads(batch, outcomes);
       this.notify(() => this.observer?.batchFinished?.(info, (performance.now() - started) / 1000, true));
       for (const p of batch) {
@@ -256,13 +270,29 @@ export class LedgerWriter {
       }
     } catch (err) {
       this.notify(() => this.observer?.batchFinished?.(info, (performance.now() - started) / 1000, false));
-      this.log.error({ err, size: batch.length }, 'ledger batch failed');
+      this.log.error({ err, size: batch.length, ...progress }, 'ledger batch failed');
       for (const p of batch) p.reject(err);
     } finally {
       clearInterval(reaper);
+      // A batch given up on may still be running: no longer this writer's, the reaper may end
+      // its transaction like any left open (a late commit would meet the retried charges'
+      // entries and fail as a duplicate), and its session ends whenever it does.
       this.sessions.delete(session);
-      await session.endSession().catch(() => undefined);
+      void run.then(
+        () => session.endSession(),
+        () => session.endSession(),
+      ).catch(() => undefined);
     }
+  }
+
+  /** The batch's outcome, or a 503 once it has run {@link DEFAULT_DEADLINE_MS} (see there). */
+  private untilDeadline<T>(run: Promise<T>, progress: BatchProgress): Promise<T> {
+    if (this.deadlineMs === 0) return run;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new GatewayError('service_unavailable', `ledger batch given up after ${this.deadlineMs} ms (${progress.step}, attempt ${progress.attempts})`, { retryAfterSeconds: 1 })), this.deadlineMs);
+    });
+    return Promise.race([run, deadline]).finally(() => clearTimeout(timer));
   }
 
   /**

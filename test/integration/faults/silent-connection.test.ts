@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMongo, REPLY_TIMEOUT_MS, type Mongo } from '../../../src/platform/db/mongo.js';
 import { LedgerWriter } from '../../../src/ledger/ledger-writer.js';
+import { classifyError } from '../../../src/platform/errors/index.js';
 import { collections } from '../../../src/platform/store/index.js';
 import { fundedKey } from '../chat/chat-client.js';
 import { silencingProxy, type SilencingProxy } from '../../helpers/silencing-proxy.js';
@@ -9,6 +10,7 @@ import { startTestGateway, type TestGateway } from '../../helpers/test-gateway.j
 let gw: TestGateway;
 let proxy: SilencingProxy;
 let mongo: Mongo;
+let unlimited: Mongo;
 
 beforeAll(async () => {
   gw = await startTestGateway();
@@ -16,9 +18,11 @@ beforeAll(async () => {
   proxy = await silencingProxy({ host: host!, port: Number(port) });
   // A short reply timeout keeps the test short; the gateway's own is REPLY_TIMEOUT_MS.
   mongo = openMongo(`mongodb://127.0.0.1:${proxy.port}/?directConnection=true`, gw.config.mongoDb, { replyTimeoutMs: 1_000 });
+  unlimited = openMongo(`mongodb://127.0.0.1:${proxy.port}/?directConnection=true`, gw.config.mongoDb, { replyTimeoutMs: 0 });
 });
 afterAll(async () => {
   await mongo?.close();
+  await unlimited?.close().catch(() => undefined);
   await proxy?.close();
   await gw?.close();
 });
@@ -46,5 +50,22 @@ describe('a connection that goes silent mid-charge (its host died: no reply, no 
     expect((await gw.deps.c.accounts.findOne({ _id: accountId }))?.charged).toBe(10n);
     // The gateway's own connections wait no longer than that for any reply.
     expect(gw.deps.mongo.client.options.socketTimeoutMS).toBe(REPLY_TIMEOUT_MS);
+  }, 60_000);
+
+  it('with no reply limit, gives the charge back as a 503 at the batch deadline, and a retry commits it once', async () => {
+    const { accountId, keyId } = await fundedKey(gw.url, '1');
+    // The reaper may end the abandoned transaction, which still holds the account, once it is idle for 1 s.
+    const writer = new LedgerWriter(unlimited.client, collections(unlimited.db), gw.deps.log, { deadlineMs: 2_000, reapAfterMs: 500, orphanIdleMs: 1_000 });
+    const charge = (n: number) => writer.charge({ requestId: `req_deadline_${accountId}_${n}`, accountId, keyId, model: 'local/echo', cost: 7n, at: new Date() });
+    await charge(1);
+
+    proxy.silenceNext(`req_deadline_${accountId}_2`);
+    const given = await within(charge(2).catch((err: unknown) => err), 20_000);
+    expect(classifyError(given)).toMatchObject({ status: 503 });
+    // The writer is not held by the batch it gave up on: the same charge goes again and commits.
+    expect(await within(charge(2), 20_000)).toMatchObject({ charged: 7n, duplicate: false });
+
+    expect(await gw.deps.c.ledger.countDocuments({ account_id: accountId, kind: 'charge' })).toBe(2);
+    expect((await gw.deps.c.accounts.findOne({ _id: accountId }))?.charged).toBe(14n);
   }, 60_000);
 });
