@@ -109,6 +109,8 @@ export class LedgerWriter {
   private readonly deadlineMs: number;
   private readonly orphans: OrphanedTransactions;
   private readonly store: ChargeStore;
+  /** Batches in flight past `reapAfterMs` (see `launch`). */
+  private readonly stalled = new Set<BatchProgress>();
   /** Sessions of batches in flight. */
   private readonly sessions = new Set<ClientSession>();
 
@@ -174,10 +176,13 @@ export class LedgerWriter {
    * Starts batches while a transaction slot is free and some queued charge may go. A batch
    * starts beside others only when enough charges wait: under an even trickle of charges, a
    * transaction for every two or three of them cost more CPU in this process and in MongoDB
-   * than the wait for the commit in flight, and made the tail longer, not shorter.
+   * than the wait for the commit in flight, and made the tail longer, not shorter. Nor need
+   * they wait once every batch in flight is stalled (past `reapAfterMs`, e.g. a command lost
+   * with a dying primary): charges of other accounts then go beside them.
    */
   private launch(): void {
-    while (this.inFlight.size < this.maxConcurrent && this.queue.length > 0 && (this.inFlight.size === 0 || this.queue.length >= this.parallelAt)) {
+    const mayAdd = (): boolean => this.inFlight.size === 0 || this.queue.length >= this.parallelAt || this.stalled.size >= this.inFlight.size;
+    while (this.inFlight.size < this.maxConcurrent && this.queue.length > 0 && mayAdd()) {
       const batch = this.takeBatch();
       if (batch.length === 0) return;
       this.start(batch);
@@ -228,14 +233,18 @@ export class LedgerWriter {
 
   /**
    * What runs every `reapAfterMs` while a batch commits: ends transactions a dead process left
-   * open, and says at {@link SLOW_BATCH_MS}, then at each doubling, how far the batch got, since
-   * charges are waiting: those of its accounts (spooled ones included) wait for it, and so do
-   * all others until `parallelAt` queue up.
+   * open, counts the batch as stalled (charges of other accounts may start beside it), and
+   * says at {@link SLOW_BATCH_MS}, then at each doubling, how far the batch got, since the
+   * charges of its accounts (spooled ones included) wait for it.
    */
   private overdue(size: number, started: number, progress: BatchProgress): () => void {
     let warnAt = SLOW_BATCH_MS;
     return () => {
       void this.orphans.reap(this.ownSessions());
+      if (!this.stalled.has(progress)) {
+        this.stalled.add(progress);
+        this.launch();
+      }
       const ms = performance.now() - started;
       if (ms < warnAt) return;
       warnAt *= 2;
@@ -274,6 +283,7 @@ export class LedgerWriter {
       for (const p of batch) p.reject(err);
     } finally {
       clearInterval(reaper);
+      this.stalled.delete(progress);
       // A batch given up on may still be running: no longer this writer's, the reaper may end
       // its transaction like any left open (a late commit would meet the retried charges'
       // entries and fail as a duplicate), and its session ends whenever it does.

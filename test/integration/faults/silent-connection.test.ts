@@ -68,4 +68,18 @@ describe('a connection that goes silent mid-charge (its host died: no reply, no 
     expect(await gw.deps.c.ledger.countDocuments({ account_id: accountId, kind: 'charge' })).toBe(2);
     expect((await gw.deps.c.accounts.findOne({ _id: accountId }))?.charged).toBe(14n);
   }, 60_000);
+
+  it('lets charges of other accounts commit beside a batch that stalled', async () => {
+    const [a, b] = [await fundedKey(gw.url, '1'), await fundedKey(gw.url, '1')];
+    const writer = new LedgerWriter(unlimited.client, collections(unlimited.db), gw.deps.log, { deadlineMs: 8_000, reapAfterMs: 500, orphanIdleMs: 1_000 });
+    const charge = (k: { accountId: string; keyId: string }, id: string) => writer.charge({ requestId: id, accountId: k.accountId, keyId: k.keyId, model: 'local/echo', cost: 3n, at: new Date() });
+    await charge(a, `req_stall_${a.accountId}_1`);
+
+    proxy.silenceNext(`req_stall_${a.accountId}_2`);
+    const stalled = charge(a, `req_stall_${a.accountId}_2`).catch((err: unknown) => err);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Well before the stalled batch's deadline, another account's charge goes beside it.
+    expect(await within(charge(b, `req_stall_${b.accountId}_1`), 5_000)).toMatchObject({ charged: 3n });
+    expect(classifyError(await stalled)).toMatchObject({ status: 503 });
+  }, 60_000);
 });
