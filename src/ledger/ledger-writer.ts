@@ -288,10 +288,7 @@ export class LedgerWriter {
       // its transaction like any left open (a late commit would meet the retried charges'
       // entries and fail as a duplicate), and its session ends whenever it does.
       this.sessions.delete(session);
-      void run.then(
-        () => session.endSession(),
-        () => session.endSession(),
-      ).catch(() => undefined);
+      void run.finally(() => session.endSession()).catch(() => undefined);
     }
   }
 

@@ -1,7 +1,7 @@
 import bourne from '@hapi/bourne';
 import coBody from 'co-body';
 import type { Middleware } from 'koa';
-import { GatewayError } from '../../platform/errors/index.js';
+import { malformedBody } from '../../platform/errors/index.js';
 import type { GatewayState } from '../state.js';
 import { BODY_METHODS } from './require-content-type.js';
 import { checkJsonDepth, checkJsonLimits, DEFAULT_JSON_LIMITS, type JsonLimits } from './json-limits.js';
@@ -9,18 +9,14 @@ import { checkJsonDepth, checkJsonLimits, DEFAULT_JSON_LIMITS, type JsonLimits }
 /** Only a JSON object or array is a body (RFC 7159 whitespace may come first). */
 const STRICT_START = /^[\x20\x09\x0a\x0d]*[[{]/;
 
-function malformed(cause: unknown): GatewayError {
-  return new GatewayError('invalid_request', 'Malformed request body: expected valid JSON.', { cause });
-}
-
 /** Parses a body's text: `{}` when empty, an object or array otherwise, never `__proto__` keys. */
 function parseBody(text: string): unknown {
   if (text === '') return {};
-  if (!STRICT_START.test(text)) throw malformed(new SyntaxError('only an object or array is a body'));
+  if (!STRICT_START.test(text)) throw malformedBody(new SyntaxError('only an object or array is a body'));
   try {
     return bourne.parse(text, { protoAction: 'error' });
   } catch (err) {
-    throw malformed(err);
+    throw malformedBody(err);
   }
 }
 

@@ -6,6 +6,11 @@ function statusOf(err: unknown): number | undefined {
   return typeof err.status === 'number' ? err.status : undefined;
 }
 
+/** 400 for a request body that is not the JSON object or array a route reads. */
+export function malformedBody(cause: unknown): GatewayError {
+  return new GatewayError('invalid_request', 'Malformed request body: expected valid JSON.', { cause });
+}
+
 /**
  * Turns anything thrown into a GatewayError: stores that are down or failing over become 503
  * with Retry-After, body-parser errors become 400/413, and the rest a 500 whose details
@@ -22,7 +27,7 @@ export function classifyError(err: unknown): GatewayError {
   const status = statusOf(err);
   if (status === 413) return new GatewayError('payload_too_large', 'Request body is too large.', { cause: err });
   if (status === 400 || status === 415 || status === 422) {
-    return new GatewayError('invalid_request', 'Malformed request body: expected valid JSON.', { cause: err });
+    return malformedBody(err);
   }
   return new GatewayError('internal_error', 'Internal server error.', { cause: err });
 }
