@@ -46,15 +46,30 @@ export interface MirrorLoaderDeps {
  * is counted once whether its FINISH ran before, during or after the rebuild.
  */
 export class MirrorLoader {
+  /** Loads in flight, by the Redis keys of their mirrors. */
+  private readonly loading = new Map<string, Promise<void>>();
+
   constructor(private readonly d: MirrorLoaderDeps) {}
 
   /**
    * Loads the named mirrors of an account and key (and end user, by tag) for the periods of
-   * `at` (if still missing).
+   * `at` (if still missing). Requests that find the same mirrors missing at once share one
+   * load: each load reads every charge of the account's settle window, so a burst of a busy
+   * account's requests would otherwise read it once per request.
    */
-  async load(names: readonly MirrorName[], accountId: string, keyId: string, at: Date, endUser?: string): Promise<void> {
-    let todo = [...names];
-    for (let read = 0; read < MAX_READS && todo.length > 0; read++) todo = await this.loadOnce(todo, { accountId, keyId, at, endUser });
+  load(names: readonly MirrorName[], accountId: string, keyId: string, at: Date, endUser?: string): Promise<void> {
+    const who = { accountId, keyId, at, endUser };
+    const flight = names.map((name) => this.mirrorKey(name, who)).join(' ');
+    const running = this.loading.get(flight);
+    if (running) return running;
+    const loading = this.loadAll([...names], who).finally(() => this.loading.delete(flight));
+    this.loading.set(flight, loading);
+    return loading;
+  }
+
+  private async loadAll(names: MirrorName[], who: Who): Promise<void> {
+    let todo = names;
+    for (let read = 0; read < MAX_READS && todo.length > 0; read++) todo = await this.loadOnce(todo, who);
   }
 
   /** Drops an account's balance mirror; the next request rebuilds it from MongoDB. */

@@ -195,6 +195,33 @@ describe('mirror rebuilds racing settling charges', () => {
     expect((await truth(accountId, keyId)).balance).toBe(usd(1.5) - COST);
   });
 
+  it('serves a burst of loads of the same mirrors with one MongoDB read', async () => {
+    const { accountId, keyId, key } = await setup();
+    await ticket(key, 'req_mr_g_1').settle(COST, {});
+    let reads = 0;
+    const counting = new MirrorLoader({
+      redis: gw.deps.redis,
+      client: gw.deps.mongo.client,
+      c: gw.deps.c,
+      keys: gw.deps.admission.keyNames,
+      settleWindowMs: 600_000,
+      readSnapshot: (client, c, q) => {
+        reads += 1;
+        return readMirrorSnapshot(client, c, q);
+      },
+    });
+    // Each read lists every charge of the settle window: a busy account's burst must not
+    // read it once per request.
+    await Promise.all(Array.from({ length: 20 }, () => counting.load(ALL, accountId, keyId, clock.now())));
+    expect(reads).toBe(1);
+    await expectExact(accountId, keyId, 1);
+    // Another set of mirrors is another load.
+    await counting.invalidateBalance(accountId);
+    await Promise.all([counting.load(['balance'], accountId, keyId, clock.now()), counting.load(['balance'], accountId, keyId, clock.now())]);
+    expect(reads).toBe(2);
+    await expectExact(accountId, keyId, 1);
+  });
+
   it('places a charge settled long before the rebuild by looking its id up', async () => {
     const { accountId, keyId, key } = await setup();
     const now = clock.now();
