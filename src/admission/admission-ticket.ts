@@ -175,7 +175,7 @@ export class RedisAdmissionTicket implements AdmissionTicket {
         this.ctx.redis,
         'finish',
         SCRIPT_KEYS.finish(keys, { accountId, keyId, requestId: this.requestId, at, endUser: this.endUserTag, spendTracked, uses: this.uses() }),
-        [this.requestId, charged, cost, APPLIED_TTL_MS, at.getTime(), this.ctx.unappliedTtlMs, tokens, ...tracked],
+        [this.requestId, charged, cost, APPLIED_TTL_MS, at.getTime(), this.ctx.unappliedTtlMs, tokens, ...tracked, outcome?.seq ?? ''],
       );
     } catch (err) {
       // The ledger already has the truth; the hold and slot lapse by TTL and mirrors re-sync.

@@ -8,7 +8,9 @@ export type { MirrorName } from '../billing/index.js';
 /** MongoDB figures and the charges they contain, read at one point in time. */
 export interface MirrorSnapshot {
   readonly figures: ReadonlyMap<MirrorName, bigint>;
-  /** Ids of the account's charges since the window start, plus the checked ids that exist. */
+  /** The account's chain head: the figures contain exactly its charges at positions up to here. */
+  readonly head: number;
+  /** Ids of the checked charges that exist, plus, when a window was asked for, the account's charges since its start. */
   readonly chargeIds: readonly string[];
 }
 
@@ -21,15 +23,16 @@ export interface SnapshotQuery {
   readonly endUser?: string | undefined;
   /** Decides the day, week and month spend periods. */
   readonly at: Date;
-  /** Charges created from here on are listed. */
-  readonly since: Date;
+  /** Charges created from here on are listed; none when absent. */
+  readonly since?: Date | undefined;
   /** Further request ids to look up whatever their age. */
   readonly checkIds: readonly string[];
 }
 
 /**
- * Reads mirror figures together with the ids of the charges they already contain, in one
- * snapshot transaction: a charge is either in both the figures and the ids, or in neither.
+ * Reads mirror figures together with the account's chain head and the ids of the charges asked
+ * about, in one snapshot transaction: a charge is either in the figures and at or below the
+ * head (and among the ids, if asked about), or in none of them.
  */
 export async function readMirrorSnapshot(client: MongoClient, c: AccountCollections & KeyCollections & LedgerCollections, q: SnapshotQuery): Promise<MirrorSnapshot> {
   const session = client.startSession();
@@ -39,10 +42,11 @@ export async function readMirrorSnapshot(client: MongoClient, c: AccountCollecti
     session.startTransaction({ readConcern: { level: 'snapshot' } });
     const figures = new Map<MirrorName, bigint>();
     for (const name of q.names) figures.set(name, await readFigure(c, name, q, session));
-    const recent = [{ created_at: { $gte: q.since } }, ...(q.checkIds.length > 0 ? [{ _id: { $in: [...q.checkIds] } }] : [])];
-    const docs = await c.ledger.find({ account_id: q.accountId, kind: 'charge', $or: recent }, { session, projection: { _id: 1 } }).toArray();
+    const account = await c.accounts.findOne({ _id: q.accountId }, { session, projection: { ledger_head: 1 } });
+    const asked = [...(q.since ? [{ created_at: { $gte: q.since } }] : []), ...(q.checkIds.length > 0 ? [{ _id: { $in: [...q.checkIds] } }] : [])];
+    const docs = asked.length === 0 ? [] : await c.ledger.find({ account_id: q.accountId, kind: 'charge', $or: asked }, { session, projection: { _id: 1 } }).toArray();
     await session.commitTransaction();
-    return { figures, chargeIds: docs.map((d) => d._id) };
+    return { figures, head: account?.ledger_head?.seq ?? 0, chargeIds: docs.map((d) => d._id) };
   } finally {
     if (session.inTransaction()) await session.abortTransaction().catch(() => undefined);
     await session.endSession();

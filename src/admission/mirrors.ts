@@ -33,6 +33,14 @@ export interface MirrorLoaderDeps {
   readonly keys: AdmissionKeys;
   /** Longest time from a charge's `created_at` to its FINISH (the hold TTL bounds it). */
   readonly settleWindowMs: number;
+  /**
+   * Charges are acknowledged from the local spool (`LEDGER_ACK=local`), so their FINISH carries
+   * no chain position, and may run after the drain committed them: a rebuild then lists the
+   * ids of the settle window's charges, for FINISH to find its own among them. Otherwise
+   * FINISH compares its charge's position with the rebuild's chain head, and a rebuild reads
+   * no more than the charges it is asked about, however busy the account.
+   */
+  readonly spooledAcks?: boolean;
   /** Resolves once every charge acknowledged so far is in MongoDB (see SpoolingLedger.settled). */
   readonly settled?: () => Promise<void>;
   /** Reads MongoDB (defaults to readMirrorSnapshot; tests pause it to force interleavings). */
@@ -41,9 +49,10 @@ export interface MirrorLoaderDeps {
 
 /**
  * Rebuilds Redis mirrors of MongoDB figures (account balance, key spend per period) exactly:
- * the figures and the ids of the charges they contain come from one MongoDB snapshot, and
- * the load-mirror script reconciles them with charges that settled in Redis around that read, so a charge
- * is counted once whether its FINISH ran before, during or after the rebuild.
+ * the figures and the account's chain head (which charges they contain) come from one MongoDB
+ * snapshot, and the load-mirror script reconciles them with charges that settled in Redis around
+ * that read, so a charge is counted once whether its FINISH ran before, during or after the
+ * rebuild.
  */
 export class MirrorLoader {
   /** Loads in flight, by the Redis keys of their mirrors. */
@@ -90,14 +99,15 @@ export class MirrorLoader {
     // charges acknowledged before it, now drained; one dropped after it changed the version.
     await this.d.settled?.();
     const pending = await Promise.all(mirrors.map((m) => redis.hkeys(keys.unapplied(m))));
-    const checkIds = [...new Set(pending.flat())];
-    const since = new Date(at.getTime() - this.d.settleWindowMs);
+    // Fields starting with '#' say how the last rebuild was made; the rest are request ids.
+    const checkIds = [...new Set(pending.flat().filter((id) => !id.startsWith('#')))];
+    const since = this.d.spooledAcks ? new Date(at.getTime() - this.d.settleWindowMs) : undefined;
     const snap = await (this.d.readSnapshot ?? readMirrorSnapshot)(this.d.client, this.d.c, { names, accountId, keyId, endUser, at, since, checkIds });
     const again: MirrorName[] = [];
     for (const [i, name] of names.entries()) {
       const m = mirrors[i] as string;
       const figure = snap.figures.get(name) ?? 0n;
-      const args = [figure.toString(), MIRROR_TTL_MS, versions[i] ?? '0', since.getTime(), checkIds.length, ...checkIds, ...snap.chargeIds];
+      const args = [figure.toString(), MIRROR_TTL_MS, versions[i] ?? '0', snap.head, since?.getTime() ?? -1, checkIds.length, ...checkIds, ...snap.chargeIds];
       const reply = await runScript(redis, 'load-mirror', mirrorScriptKeys(keys, m), args);
       if (reply === 'stale' || reply === 'retry') again.push(name);
     }

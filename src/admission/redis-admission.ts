@@ -34,7 +34,7 @@ export interface AdmissionDeps {
   readonly mongo: { readonly client: MongoClient };
   readonly c: AccountCollections & KeyCollections & LedgerCollections;
   readonly ledger: AdmissionLedger;
-  readonly config: Pick<Config, 'redisPrefix' | 'freeTier' | 'holdTtlSeconds' | 'requestTiming'>;
+  readonly config: Pick<Config, 'redisPrefix' | 'freeTier' | 'holdTtlSeconds' | 'requestTiming' | 'ledgerAck'>;
   readonly clock: Clock;
   readonly log: Logger;
   /** Account invalidations (a top-up) drop the cached free-tier flag and balance mirror. */
@@ -107,7 +107,7 @@ export class RedisAdmission implements Admission {
     // after the client left, and one hold lifetime to settle in.
     const timing = deps.config.requestTiming;
     this.maxLeaseMs = timing.maxRequestMs + timing.usageGraceMs + this.holdTtlMs;
-    this.mirrors = new MirrorLoader({ redis: deps.redis, client: deps.mongo.client, c: deps.c, keys: this.keys, settleWindowMs: this.holdTtlMs, settled: () => deps.ledger.settled() });
+    this.mirrors = new MirrorLoader({ redis: deps.redis, client: deps.mongo.client, c: deps.c, keys: this.keys, settleWindowMs: this.holdTtlMs, spooledAcks: deps.config.ledgerAck === 'local', settled: () => deps.ledger.settled() });
     const refreshMs = Math.max(1_000, Math.min(this.holdTtlMs, STREAM_LEASE_MS) / 3);
     const containerTtlMs = Math.max(this.holdTtlMs, STREAM_LEASE_MS) * 2;
     const timings = { intervalMs: refreshMs, holdTtlMs: this.holdTtlMs, streamTtlMs: STREAM_LEASE_MS, containerTtlMs };

@@ -56,6 +56,9 @@ async function setup() {
   return { accountId, keyId, key };
 }
 
+/** Whether this run acknowledges charges from the local spool (`LEDGER_ACK=local`). */
+const spooledAcks = (): boolean => gw.deps.config.ledgerAck === 'local';
+
 /** A loader whose first MongoDB read can be held after it was taken. */
 function loader(afterRead?: Pause): MirrorLoader {
   let first = true;
@@ -65,6 +68,7 @@ function loader(afterRead?: Pause): MirrorLoader {
     c: gw.deps.c,
     keys: gw.deps.admission.keyNames,
     settleWindowMs: 600_000,
+    spooledAcks: spooledAcks(),
     settled: () => gw.deps.ledger.settled(),
     readSnapshot: async (client, c, q) => {
       const snap = await readMirrorSnapshot(client, c, q);
@@ -78,16 +82,19 @@ function loader(afterRead?: Pause): MirrorLoader {
   });
 }
 
-/** A ticket whose FINISH can be held after its ledger charge committed. */
-function ticket(key: Awaited<ReturnType<typeof setup>>['key'], requestId: string, afterCommit?: Pause): RedisAdmissionTicket {
+/**
+ * A ticket whose FINISH can be held after its ledger charge committed; `unplaced` hands FINISH
+ * the outcome without its chain position, as a charge acknowledged from the spool has none.
+ */
+function ticket(key: Awaited<ReturnType<typeof setup>>['key'], requestId: string, afterCommit?: Pause, unplaced = false): RedisAdmissionTicket {
   const ledger = {
     async charge(request: ChargeRequest): Promise<ChargeOutcome> {
-      const outcome = await gw.deps.ledger.charge(request);
+      const { seq, ...outcome } = await gw.deps.ledger.charge(request);
       if (afterCommit) {
         afterCommit.reached.open();
         await afterCommit.release.wait;
       }
-      return outcome;
+      return unplaced || seq === undefined ? outcome : { ...outcome, seq };
     },
   };
   const model = gw.deps.catalog.get('local/echo');
@@ -205,6 +212,8 @@ describe('mirror rebuilds racing settling charges', () => {
       c: gw.deps.c,
       keys: gw.deps.admission.keyNames,
       settleWindowMs: 600_000,
+      spooledAcks: spooledAcks(),
+      settled: () => gw.deps.ledger.settled(),
       readSnapshot: (client, c, q) => {
         reads += 1;
         return readMirrorSnapshot(client, c, q);
@@ -220,6 +229,61 @@ describe('mirror rebuilds racing settling charges', () => {
     await Promise.all([counting.load(['balance'], accountId, keyId, clock.now()), counting.load(['balance'], accountId, keyId, clock.now())]);
     expect(reads).toBe(2);
     await expectExact(accountId, keyId, 1);
+  });
+
+  it('rebuilds a busy account without listing its recent charges, unless charges are acknowledged from the spool', async () => {
+    const { accountId, keyId, key } = await setup();
+    await loader().load(ALL, accountId, keyId, clock.now());
+    for (let i = 0; i < 12; i++) await ticket(key, `req_mr_h_${i}`).settle(COST, {});
+    await expectExact(accountId, keyId, 12);
+    const listed: number[] = [];
+    const listing = new MirrorLoader({
+      redis: gw.deps.redis,
+      client: gw.deps.mongo.client,
+      c: gw.deps.c,
+      keys: gw.deps.admission.keyNames,
+      settleWindowMs: 600_000,
+      spooledAcks: spooledAcks(),
+      settled: () => gw.deps.ledger.settled(),
+      readSnapshot: async (client, c, q) => {
+        const snap = await readMirrorSnapshot(client, c, q);
+        listed.push(snap.chargeIds.length);
+        return snap;
+      },
+    });
+    await listing.invalidateBalance(accountId);
+    await listing.load(['balance'], accountId, keyId, clock.now());
+    // Under `local` a FINISH has no chain position to compare, so the window's ids are listed.
+    expect(listed).toEqual([spooledAcks() ? 12 : 0]);
+    await ticket(key, 'req_mr_h_last').settle(COST, {});
+    await expectExact(accountId, keyId, 13);
+  });
+
+  it('counts once a charge whose FINISH has no chain position, whatever the mirror knows', async () => {
+    const { accountId, keyId, key } = await setup();
+    await loader().load(ALL, accountId, keyId, clock.now());
+    await ticket(key, 'req_mr_i_1', undefined, true).settle(COST, {});
+    const after = await mirrors(accountId, keyId);
+    if (spooledAcks()) {
+      // The rebuild listed its window: the charge is not among its ids, so the mirror takes it.
+      await expectExact(accountId, keyId, 1);
+    } else {
+      // Committed, but FINISH cannot say where: the mirror cannot tell whether it counted it.
+      expect(after).toEqual({ balance: null, lifetime: null, day: null, month: null });
+      await loader().load(ALL, accountId, keyId, clock.now());
+      await expectExact(accountId, keyId, 1);
+    }
+    // A FINISH held past a rebuild that read its charge, again without a position.
+    const commit = pause();
+    const settling = ticket(key, 'req_mr_i_2', commit, true).settle(COST, {});
+    await commit.reached.wait;
+    await gw.deps.ledger.settled();
+    await loader().invalidateBalance(accountId);
+    await loader().load(['balance'], accountId, keyId, clock.now());
+    commit.release.open();
+    await settling;
+    await loader().load(ALL, accountId, keyId, clock.now());
+    await expectExact(accountId, keyId, 2);
   });
 
   it('places a charge settled long before the rebuild by looking its id up', async () => {

@@ -139,6 +139,8 @@ describe('chat completions across two real web processes', () => {
     expect(ok.length).toBeGreaterThan(0);
     for (const r of results.filter((x) => x.status !== 200)) expect(r.body.error.code).toBe('insufficient_credits');
     const reported = ok.reduce((t, r) => t + nanoOf(r.body.usage.cost as number), 0n);
+    // Under LEDGER_ACK=local an answered charge may still be on its way from a web's spool.
+    await a.deps.ledger.settled();
     const entries = await a.deps.c.ledger.find({ account_id: accountId }).toArray();
     const charges = entries.filter((e) => e.kind === 'charge');
     const charged = charges.reduce((t, e) => t + e.charged, 0n);
