@@ -63,8 +63,8 @@ export class MirrorLoader {
   /**
    * Loads the named mirrors of an account and key (and end user, by tag) for the periods of
    * `at` (if still missing). Requests that find the same mirrors missing at once share one
-   * load: each load reads every charge of the account's settle window, so a burst of a busy
-   * account's requests would otherwise read it once per request.
+   * load: a load is a MongoDB snapshot transaction and a script per mirror (under `local`, with
+   * every charge of the settle window), which a burst would otherwise run once per request.
    */
   load(names: readonly MirrorName[], accountId: string, keyId: string, at: Date, endUser?: string): Promise<void> {
     const who = { accountId, keyId, at, endUser };

@@ -4,7 +4,7 @@ import type { ChargeOutcome, ChargeRequest } from '../../../src/ledger/apply-cha
 import { RedisAdmissionTicket } from '../../../src/admission/admission-ticket.js';
 import { LeaseRefresher } from '../../../src/admission/lease-refresher.js';
 import { readMirrorSnapshot, type MirrorName } from '../../../src/admission/mirror-snapshot.js';
-import { MirrorLoader } from '../../../src/admission/mirrors.js';
+import { MirrorLoader, type MirrorLoaderDeps } from '../../../src/admission/mirrors.js';
 import { adminClient } from '../../helpers/admin-client.js';
 import { testEnv, type TestGateway } from '../../helpers/test-gateway.js';
 import { accountWithKey, manualClock, startLimitsGateway, usd } from './limits-fixtures.js';
@@ -59,9 +59,8 @@ async function setup() {
 /** Whether this run acknowledges charges from the local spool (`LEDGER_ACK=local`). */
 const spooledAcks = (): boolean => gw.deps.config.ledgerAck === 'local';
 
-/** A loader whose first MongoDB read can be held after it was taken. */
-function loader(afterRead?: Pause): MirrorLoader {
-  let first = true;
+/** A loader as the admission builds one; `readSnapshot` wraps its MongoDB reads. */
+function newLoader(readSnapshot?: MirrorLoaderDeps['readSnapshot']): MirrorLoader {
   return new MirrorLoader({
     redis: gw.deps.redis,
     client: gw.deps.mongo.client,
@@ -70,15 +69,21 @@ function loader(afterRead?: Pause): MirrorLoader {
     settleWindowMs: 600_000,
     spooledAcks: spooledAcks(),
     settled: () => gw.deps.ledger.settled(),
-    readSnapshot: async (client, c, q) => {
-      const snap = await readMirrorSnapshot(client, c, q);
-      if (afterRead && first) {
-        first = false;
-        afterRead.reached.open();
-        await afterRead.release.wait;
-      }
-      return snap;
-    },
+    ...(readSnapshot ? { readSnapshot } : {}),
+  });
+}
+
+/** A loader whose first MongoDB read can be held after it was taken. */
+function loader(afterRead?: Pause): MirrorLoader {
+  let first = true;
+  return newLoader(async (client, c, q) => {
+    const snap = await readMirrorSnapshot(client, c, q);
+    if (afterRead && first) {
+      first = false;
+      afterRead.reached.open();
+      await afterRead.release.wait;
+    }
+    return snap;
   });
 }
 
@@ -89,12 +94,13 @@ function loader(afterRead?: Pause): MirrorLoader {
 function ticket(key: Awaited<ReturnType<typeof setup>>['key'], requestId: string, afterCommit?: Pause, unplaced = false): RedisAdmissionTicket {
   const ledger = {
     async charge(request: ChargeRequest): Promise<ChargeOutcome> {
-      const { seq, ...outcome } = await gw.deps.ledger.charge(request);
+      const outcome = await gw.deps.ledger.charge(request);
       if (afterCommit) {
         afterCommit.reached.open();
         await afterCommit.release.wait;
       }
-      return unplaced || seq === undefined ? outcome : { ...outcome, seq };
+      const { seq: _position, ...unplacedOutcome } = outcome;
+      return unplaced ? unplacedOutcome : outcome;
     },
   };
   const model = gw.deps.catalog.get('local/echo');
@@ -206,21 +212,12 @@ describe('mirror rebuilds racing settling charges', () => {
     const { accountId, keyId, key } = await setup();
     await ticket(key, 'req_mr_g_1').settle(COST, {});
     let reads = 0;
-    const counting = new MirrorLoader({
-      redis: gw.deps.redis,
-      client: gw.deps.mongo.client,
-      c: gw.deps.c,
-      keys: gw.deps.admission.keyNames,
-      settleWindowMs: 600_000,
-      spooledAcks: spooledAcks(),
-      settled: () => gw.deps.ledger.settled(),
-      readSnapshot: (client, c, q) => {
-        reads += 1;
-        return readMirrorSnapshot(client, c, q);
-      },
+    const counting = newLoader((client, c, q) => {
+      reads += 1;
+      return readMirrorSnapshot(client, c, q);
     });
-    // Each read lists every charge of the settle window: a busy account's burst must not
-    // read it once per request.
+    // Each read is a snapshot transaction (under `local`, listing the settle window's
+    // charges): a busy account's burst must not run it once per request.
     await Promise.all(Array.from({ length: 20 }, () => counting.load(ALL, accountId, keyId, clock.now())));
     expect(reads).toBe(1);
     await expectExact(accountId, keyId, 1);
@@ -237,19 +234,10 @@ describe('mirror rebuilds racing settling charges', () => {
     for (let i = 0; i < 12; i++) await ticket(key, `req_mr_h_${i}`).settle(COST, {});
     await expectExact(accountId, keyId, 12);
     const listed: number[] = [];
-    const listing = new MirrorLoader({
-      redis: gw.deps.redis,
-      client: gw.deps.mongo.client,
-      c: gw.deps.c,
-      keys: gw.deps.admission.keyNames,
-      settleWindowMs: 600_000,
-      spooledAcks: spooledAcks(),
-      settled: () => gw.deps.ledger.settled(),
-      readSnapshot: async (client, c, q) => {
-        const snap = await readMirrorSnapshot(client, c, q);
-        listed.push(snap.chargeIds.length);
-        return snap;
-      },
+    const listing = newLoader(async (client, c, q) => {
+      const snap = await readMirrorSnapshot(client, c, q);
+      listed.push(snap.chargeIds.length);
+      return snap;
     });
     await listing.invalidateBalance(accountId);
     await listing.load(['balance'], accountId, keyId, clock.now());
