@@ -40,9 +40,10 @@ export async function readMirrorSnapshot(client: MongoClient, c: AccountCollecti
     // A plain read-only transaction, not withTransaction: no retry loop that could stall
     // admission for long while MongoDB is unreachable (the caller fails and retries instead).
     session.startTransaction({ readConcern: { level: 'snapshot' } });
+    // The account's balance and chain head, in one read.
+    const account = await c.accounts.findOne({ _id: q.accountId }, { session, projection: { balance: 1, ledger_head: 1 } });
     const figures = new Map<MirrorName, bigint>();
-    for (const name of q.names) figures.set(name, await readFigure(c, name, q, session));
-    const account = await c.accounts.findOne({ _id: q.accountId }, { session, projection: { ledger_head: 1 } });
+    for (const name of q.names) figures.set(name, name === 'balance' ? (account?.balance ?? 0n) : await readSpend(c, name, q, session));
     const asked = [...(q.since ? [{ created_at: { $gte: q.since } }] : []), ...(q.checkIds.length > 0 ? [{ _id: { $in: [...q.checkIds] } }] : [])];
     const docs = asked.length === 0 ? [] : await c.ledger.find({ account_id: q.accountId, kind: 'charge', $or: asked }, { session, projection: { _id: 1 } }).toArray();
     await session.commitTransaction();
@@ -55,20 +56,13 @@ export async function readMirrorSnapshot(client: MongoClient, c: AccountCollecti
 
 type Session = ReturnType<MongoClient['startSession']>;
 
-async function readFigure(c: AccountCollections & KeyCollections & LedgerCollections, name: MirrorName, q: SnapshotQuery, session: Session): Promise<bigint> {
-  switch (name) {
-    case 'balance': {
-      const account = await c.accounts.findOne({ _id: q.accountId }, { session, projection: { balance: 1 } });
-      return account?.balance ?? 0n;
-    }
-    case 'lifetime': {
-      const key = await c.keys.findOne({ _id: q.keyId }, { session, projection: { spend: 1 } });
-      return key ? ((await lifetimeSpend(c, [key], session)).get(key._id) ?? 0n) : 0n;
-    }
-    default: {
-      const m = spendMirror(name);
-      if (!m || m.window === 'lifetime') throw new Error(`no MongoDB figure for mirror ${name}`);
-      return (await periodSpend(c, bucketOwner(m.scope, q), q.at, session))[m.window];
-    }
+/** A spend mirror's figure (the balance is read with the account). */
+async function readSpend(c: AccountCollections & KeyCollections & LedgerCollections, name: Exclude<MirrorName, 'balance'>, q: SnapshotQuery, session: Session): Promise<bigint> {
+  if (name === 'lifetime') {
+    const key = await c.keys.findOne({ _id: q.keyId }, { session, projection: { spend: 1 } });
+    return key ? ((await lifetimeSpend(c, [key], session)).get(key._id) ?? 0n) : 0n;
   }
+  const m = spendMirror(name);
+  if (!m || m.window === 'lifetime') throw new Error(`no MongoDB figure for mirror ${name}`);
+  return (await periodSpend(c, bucketOwner(m.scope, q), q.at, session))[m.window];
 }
