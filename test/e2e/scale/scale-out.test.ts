@@ -136,7 +136,7 @@ describe('scale-out: Redis Cluster and MongoDB replica set failovers under load'
     const refused = outcomes.filter((o) => o.status !== 200);
     const failed = refused.filter((o) => o.status !== 503);
     // The message carries what the processes logged at error level: CI shows it even when it cuts the log above.
-    expect(failed.map((o) => `${o.kind} ${o.status} after ${o.endedAt - o.startedAt} ms, ${o.requestId}`), failed.length > 0 ? errorsLogged() : undefined).toEqual([]);
+    expect(failed.map((o) => `${o.kind} ${o.status} after ${o.endedAt - o.startedAt} ms, ${o.requestId}`), failed.length > 0 ? errorsLogged(failed.map((o) => o.requestId)) : undefined).toEqual([]);
     for (const o of refused) expect(Number(o.retryAfter), `${o.kind} ${o.requestId}`).toBeGreaterThanOrEqual(1);
     // Every request that was not refused showed its cost.
     expect(outcomes.filter((o) => o.status === 200 && o.cost === undefined).map((o) => `${o.kind} ${o.requestId}`)).toEqual([]);
@@ -154,10 +154,13 @@ describe('scale-out: Redis Cluster and MongoDB replica set failovers under load'
 /** A warn or error log line, other than a client that left or a request refused with 503. */
 const isWarning = (line: string): boolean => /"level":(40|50|60)/.test(line) && !/client disconnected|"status":503|briefly unavailable/.test(line);
 
-/** Every process's error log lines, the last 6,000 characters of them. */
-function errorsLogged(): string {
-  const lines = [...webs, ...workers].flatMap((p, i) => p.output().split('\n').filter((line) => /"level":(50|60)/.test(line)).map((line) => `process ${i}: ${line.slice(0, 1_500)}`));
-  return lines.join('\n').slice(-6_000);
+/** The failed requests' log lines, then every process's error lines (the first 12,000 characters). */
+function errorsLogged(requestIds: ReadonlyArray<string | undefined>): string {
+  const output = [...webs, ...workers].map((p) => p.output().split('\n'));
+  // The failed requests' own lines first: the error lines of a failover can fill the rest.
+  const own = output.flatMap((lines, i) => lines.filter((line) => requestIds.some((id) => id !== undefined && line.includes(id))).map((line) => `process ${i}: ${line.slice(0, 3_000)}`));
+  const errors = output.flatMap((lines, i) => lines.filter((line) => /"level":(50|60)/.test(line)).map((line) => `process ${i}: ${line.slice(0, 1_500)}`));
+  return [...own, ...errors].join('\n').slice(0, 12_000);
 }
 
 /** A process's warn and error log lines (see isWarning). */
