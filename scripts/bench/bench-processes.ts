@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sleep } from './latency-stats.js';
 import type { Tracked } from './proc-stats.js';
+import { relayNode } from './relay-node.js';
 
 /** A child process of the benchmark, its output in a log file. */
 export interface BenchProcess extends Tracked {
@@ -71,11 +72,11 @@ export class ProcessGroup {
     process.once('exit', () => this.killAllSync());
   }
 
-  /** Spawns a Node child (pinned with taskset when possible), stdout and stderr to its log file. */
+  /** Spawns a Node child on the bench's {@link relayNode} (pinned with taskset when possible), stdout and stderr to its log file. */
   spawn(spec: SpawnSpec): BenchProcess {
     const logFile = path.join(this.logDir, `${spec.name}.log`);
     const fd = openSync(logFile, 'a');
-    const node = [...(spec.wrapper ?? []), process.execPath, ...spec.args];
+    const node = [...(spec.wrapper ?? []), relayNode().path, ...spec.args];
     const argv = this.pin ? ['taskset', '-c', spec.core, ...node] : node;
     // `exec` keeps the pid, so the tracked pid is the node process itself.
     const [command, ...args] = spec.nofile === undefined ? argv : ['sh', '-c', 'ulimit -n "$0" && exec "$@"', String(spec.nofile), ...argv];

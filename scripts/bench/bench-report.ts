@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { readFileSync } from 'node:fs';
 import type { CpuUse } from './proc-stats.js';
+import { relayNode } from './relay-node.js';
 
 /** CPU use of every process during one measurement. */
 export interface CpuRecord {
@@ -33,6 +34,7 @@ export interface MachineInfo {
   cpuModel: string;
   cpuCount: number;
   memoryGiB: number;
+  /** The Node the relays run on (see relayNode), and the runner's when it differs. */
   node: string;
   os: string;
   /** Load average when the run started and ended: other work on the machine skews results. */
@@ -53,7 +55,7 @@ export function machineInfo(): MachineInfo {
     cpuModel: cpus[0]?.model.trim() ?? 'unknown',
     cpuCount: cpus.length,
     memoryGiB: r(os.totalmem() / 1024 ** 3, 1),
-    node: process.version,
+    node: relayNode().version === process.version ? process.version : `${relayNode().version} (relays; runner ${process.version})`,
     os: osName,
     loadAverage: { start: os.loadavg().map((v) => r(v, 2)) },
   };

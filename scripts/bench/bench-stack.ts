@@ -8,6 +8,7 @@ import type { BenchOptions } from './bench-options.js';
 import { ProcessGroup, waitHttpReady, type BenchProcess } from './bench-processes.js';
 import { seedBench, type BenchAccount } from './bench-seed.js';
 import { startPortkey, type Peer } from './peer-portkey.js';
+import { relayNode } from './relay-node.js';
 import { descendantsOf, hardOpenFileLimit, openFileLimit, pinProcess, processName, type Tracked } from './proc-stats.js';
 
 /** Core of the load generator, mock upstream, worker and stores; the gateway gets the other. */
@@ -100,7 +101,7 @@ function trackStores(pinned: boolean, known: ReadonlySet<number>): Tracked[] {
 
 /** The release step (indexes, catalog) for the database and settings `env` names. */
 export function runRelease(root: string, runtime: 'dist' | 'tsx', env: NodeJS.ProcessEnv): void {
-  const result = spawnSync(process.execPath, nodeArgs(runtime, 'scripts/release'), { cwd: root, env, encoding: 'utf8' });
+  const result = spawnSync(relayNode().path, nodeArgs(runtime, 'scripts/release'), { cwd: root, env, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`release step failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
 }
 

@@ -27,6 +27,13 @@ import { tailScenario } from './scenario-tail-rows.js';
 import { componentsScenario, instructionsScenario } from './scenario-instructions.js';
 import { failoverScenario } from './scenario-failover.js';
 import { tracingScenario } from './scenario-tracing.js';
+import { relayNode, type RelayNode } from './relay-node.js';
+
+const NODE_SOURCES: Record<RelayNode['source'], string> = {
+  BENCH_NODE: 'BENCH_NODE',
+  pinned: 'the pinned production major; scripts/agents/install-agents.sh',
+  runner: 'the runner\'s own; run scripts/agents/install-agents.sh for the production major',
+};
 
 const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
 
@@ -122,7 +129,8 @@ async function main(): Promise<number> {
 
   try {
     const runtime = options.tsx ? 'tsx' : (build(root, log) ?? 'tsx');
-    log(`runtime: ${runtime === 'dist' ? 'compiled dist/' : 'tsx'}; ${options.quick ? 'quick' : 'full'} run; layout: ${layout(pinned)}`);
+    const node = relayNode();
+    log(`runtime: ${runtime === 'dist' ? 'compiled dist/' : 'tsx'} on node ${node.version} (${NODE_SOURCES[node.source]}); ${options.quick ? 'quick' : 'full'} run; layout: ${layout(pinned)}`);
     services = await resolveServices({ env: process.env, log: (m) => log(`services: ${m}`) });
     stack = await startStack({ root, options, group, pinned, logDir, services, runtime }, log);
     // After the stack started, so no child inherits it.

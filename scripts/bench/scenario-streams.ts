@@ -5,6 +5,7 @@ import { summarize, timedPool, type LatencySummary } from './latency-stats.js';
 import { lastErrorLine, type Peer } from './peer-portkey.js';
 import type { Measurement } from './report-rows.js';
 import { chatEndpoints, measured, portkeyAbsence, settle, withCpu, type Endpoint, type ScenarioContext, type ScenarioOutput } from './scenario-context.js';
+import { relayNode } from './relay-node.js';
 
 /** Chunks of the relayed stream in the memory scenario. */
 const RELAY_CHUNKS = 100;
@@ -54,7 +55,7 @@ async function peerStreamProblem(peer: Peer, endpoint: Endpoint): Promise<string
     const timing = await timedStream(agent, endpoint.url, endpoint.headers, chatBody({ stream: true, chunks: 10, gapMs: 0 }));
     if (timing.status === 200 && completeStream(timing.text, false)) return undefined;
     const logged = lastErrorLine(peer);
-    return `HTTP ${timing.status} ${timing.text.slice(0, 120).trim()}${logged ? `; its log: ${logged.slice(0, 200)}` : ''} (node ${process.version})`;
+    return `HTTP ${timing.status} ${timing.text.slice(0, 120).trim()}${logged ? `; its log: ${logged.slice(0, 200)}` : ''} (node ${relayNode().version})`;
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
   } finally {
