@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../services/farebox-paths.js';
 
-/** The Node binary the bench's relays and stores' clients run on, and where it came from. */
+/** The Node binary the processes the bench starts run on, and where it came from. */
 export interface RelayNode {
   readonly path: string;
   readonly version: string;
