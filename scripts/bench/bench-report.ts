@@ -51,11 +51,12 @@ export function machineInfo(): MachineInfo {
   } catch {
     // not Linux
   }
+  const relays = relayNode().version;
   return {
     cpuModel: cpus[0]?.model.trim() ?? 'unknown',
     cpuCount: cpus.length,
     memoryGiB: r(os.totalmem() / 1024 ** 3, 1),
-    node: relayNode().version === process.version ? process.version : `${relayNode().version} (relays; runner ${process.version})`,
+    node: relays === process.version ? relays : `${relays} (relays; runner ${process.version})`,
     os: osName,
     loadAverage: { start: os.loadavg().map((v) => r(v, 2)) },
   };
