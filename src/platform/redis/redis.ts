@@ -91,9 +91,36 @@ export function connectRedis(target: RedisTarget, name: string, profile: Connect
   return new SingleRedis(url, { ...nodeOptions(target, url, name, profile), lazyConnect: false });
 }
 
+/**
+ * Makes the commands one client sends while the event loop works through its ready sockets
+ * leave in one socket write. A write to a loopback or LAN socket runs much of the receiver's
+ * network stack in the sender's system call, and a busy web sends two admission scripts per
+ * request, each its own write; corked until the loop's check phase, the scripts of every
+ * request handled in that pass go out together.
+ */
+export function coalesceWrites(client: SingleRedis): void {
+  let corked: SingleRedis['stream'] | undefined;
+  const flush = () => {
+    corked?.uncork();
+    corked = undefined;
+  };
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = (command, stream) => {
+    if (corked === undefined && client.stream?.writable) {
+      corked = client.stream;
+      corked.cork();
+      setImmediate(flush);
+    }
+    return send(command, stream);
+  };
+}
+
 /** A connection for admission state and caches (fails fast while Redis is away). */
 export function createRedis(target: RedisTarget, name: string): Redis {
-  return connectRedis(target, name, FAIL_FAST);
+  const redis = connectRedis(target, name, FAIL_FAST);
+  if (isCluster(redis)) redis.on('+node', (node: SingleRedis) => coalesceWrites(node));
+  else coalesceWrites(redis);
+  return redis;
 }
 
 /** A connection that only listens: SSUBSCRIBE through one subscriber per master on a cluster. */

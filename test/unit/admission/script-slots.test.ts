@@ -93,4 +93,17 @@ describe('admission scripts on a Redis Cluster', () => {
       }),
     );
   });
+
+  it('refuses exactly the key lists CRC16 spreads over more than one slot', () => {
+    const part = fc.string({ maxLength: 6, unit: fc.constantFrom('a', 'b', '{', '}', ':') });
+    const key = fc.tuple(part, part, part).map(([a, b, c]) => `${a}{${b}}${c}`);
+    fc.assert(
+      fc.property(fc.array(fc.oneof(key, part), { minLength: 1, maxLength: 5 }), (keys) => {
+        const spans = new Set(keys.map(keySlot)).size > 1;
+        if (spans) expect(() => assertOneSlot('test', keys)).toThrow(/spans Redis Cluster slots/);
+        else expect(() => assertOneSlot('test', keys)).not.toThrow();
+      }),
+      { numRuns: 2000 },
+    );
+  });
 });
