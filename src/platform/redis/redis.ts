@@ -80,23 +80,11 @@ function cluster(target: RedisTarget, urls: readonly string[], name: string, pro
 }
 
 /**
- * The one place Redis connections are made: a cluster client when the target names cluster
- * nodes (`REDIS_CLUSTER_NODES`), else a single-node client. `rediss://` targets connect over
- * TLS, with the verification setting the target carries.
- */
-export function connectRedis(target: RedisTarget, name: string, profile: ConnectionProfile): Redis {
-  const nodes = clusterNodesOf(target);
-  if (nodes) return cluster(target, nodes, name, profile);
-  const url = redisUrlOf(target);
-  return new SingleRedis(url, { ...nodeOptions(target, url, name, profile), lazyConnect: false });
-}
-
-/**
  * Makes the commands one client sends while the event loop works through its ready sockets
  * leave in one socket write. A write to a loopback or LAN socket runs much of the receiver's
  * network stack in the sender's system call, and a busy web sends two admission scripts per
- * request, each its own write; corked until the loop's check phase, the scripts of every
- * request handled in that pass go out together.
+ * request, each its own write (a worker, several BullMQ commands per job); corked until the
+ * loop's check phase, the commands of every request or job handled in that pass go out together.
  */
 export function coalesceWrites(client: SingleRedis): void {
   let corked: SingleRedis['stream'] | undefined;
@@ -115,12 +103,27 @@ export function coalesceWrites(client: SingleRedis): void {
   };
 }
 
+/**
+ * The one place Redis connections are made: a cluster client when the target names cluster
+ * nodes (`REDIS_CLUSTER_NODES`), else a single-node client. `rediss://` targets connect over
+ * TLS, with the verification setting the target carries.
+ */
+export function connectRedis(target: RedisTarget, name: string, profile: ConnectionProfile): Redis {
+  const nodes = clusterNodesOf(target);
+  if (nodes) {
+    const redis = cluster(target, nodes, name, profile);
+    redis.on('+node', (node: SingleRedis) => coalesceWrites(node));
+    return redis;
+  }
+  const url = redisUrlOf(target);
+  const redis = new SingleRedis(url, { ...nodeOptions(target, url, name, profile), lazyConnect: false });
+  coalesceWrites(redis);
+  return redis;
+}
+
 /** A connection for admission state and caches (fails fast while Redis is away). */
 export function createRedis(target: RedisTarget, name: string): Redis {
-  const redis = connectRedis(target, name, FAIL_FAST);
-  if (isCluster(redis)) redis.on('+node', (node: SingleRedis) => coalesceWrites(node));
-  else coalesceWrites(redis);
-  return redis;
+  return connectRedis(target, name, FAIL_FAST);
 }
 
 /** A connection that only listens: SSUBSCRIBE through one subscriber per master on a cluster. */
