@@ -14,6 +14,7 @@ import { keySlot } from '../../../src/platform/redis/key-slot.js';
 import { createInvalidationBus, type Invalidation } from '../../../src/platform/redis/invalidation-bus.js';
 import { createRedis, isCluster, waitReady, type Redis } from '../../../src/platform/redis/redis.js';
 import { newId } from '../../../src/platform/util/ids.js';
+import { countWrites } from '../../helpers/socket-writes.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { adminClient, call } from '../../helpers/admin-client.js';
 import { startRedisCluster, type LocalRedisCluster } from '../../helpers/redis-cluster.js';
@@ -59,6 +60,21 @@ describe('Farebox on a Redis Cluster', () => {
       for (const name of Object.keys(args) as ScriptName[]) {
         await expect(runScript(redis, name, SCRIPT_KEYS[name](keys, scope), args[name]), name).resolves.toBeDefined();
       }
+    }
+  });
+
+  it('sends what one pass sends to a node in one socket write', async () => {
+    const key = `{${uniqueName('co')}}:n`;
+    await redis.set(key, '0');
+    // Nodes connect on first use: the key's own has, since it took the SET.
+    const counters = (redis as Cluster).nodes('master').filter((node) => node.stream).map((node) => countWrites(node, key));
+    try {
+      const replies = await Promise.all(Array.from({ length: 25 }, () => redis.incr(key)));
+      expect(replies.sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+      // Every node but the key's own wrote none of them; the key's own wrote them once.
+      expect(counters.map((c) => c.count()).sort()).toEqual([...Array<number>(counters.length - 1).fill(0), 1]);
+    } finally {
+      for (const c of counters) c.stop();
     }
   });
 

@@ -3,36 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../../src/platform/config/index.js';
 import { coalesceWrites, createRedis, waitReady } from '../../../../src/platform/redis/redis.js';
 import { redisUrlOf } from '../../../../src/platform/redis/redis-tls.js';
+import { countWrites } from '../../../helpers/socket-writes.js';
+import { waitFor } from '../../../helpers/wait-for.js';
 import { testEnv } from '../../../helpers/test-gateway.js';
 import { uniqueName } from '../../../setup/test-context.js';
 
 const target = loadConfig(testEnv()).redis;
 let redis: SingleRedis;
-
-/** Counts the system-call-level writes (`_write` and `_writev`) a client's socket makes. */
-function countWrites(client: SingleRedis): { readonly count: () => number; readonly stop: () => void } {
-  const socket = client.stream as unknown as { _write: (...a: unknown[]) => void; _writev?: (...a: unknown[]) => void };
-  const write = socket._write;
-  const writev = socket._writev;
-  let n = 0;
-  socket._write = (...a) => {
-    n++;
-    write.apply(socket, a);
-  };
-  if (writev) {
-    socket._writev = (...a) => {
-      n++;
-      writev.apply(socket, a);
-    };
-  }
-  return {
-    count: () => n,
-    stop: () => {
-      socket._write = write;
-      if (writev) socket._writev = writev;
-    },
-  };
-}
 
 beforeAll(async () => {
   const client = createRedis(target, 'coalesce-test');
@@ -64,6 +41,25 @@ describe('coalesced Redis writes', () => {
       expect(writes.count()).toBe(5);
     } finally {
       writes.stop();
+    }
+  });
+
+  it('settles every command of a pass whose connection is killed, and goes on on a new one', async () => {
+    const key = `{${uniqueName('co')}}:killed`;
+    const victim = createRedis(target, uniqueName('victim'));
+    victim.on('error', () => undefined);
+    try {
+      await waitReady(victim);
+      const id = await (victim as SingleRedis).client('ID');
+      await redis.client('KILL', 'ID', String(id));
+      // Sent in one pass onto a socket Redis has closed: each must answer or fail, none hang.
+      const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => victim.incr(key)));
+      expect(outcomes).toHaveLength(10);
+      // A web answers 503 meanwhile; once reconnected the same client writes again.
+      await waitFor('the killed client to write again', () => victim.set(key, 'after'), { timeoutMs: 10_000, retryErrors: true });
+      expect(await redis.get(key)).toBe('after');
+    } finally {
+      victim.disconnect();
     }
   });
 
