@@ -79,14 +79,20 @@ function cluster(target: RedisTarget, urls: readonly string[], name: string, pro
   return new Cluster(seeds, options);
 }
 
+const coalescing = new WeakSet<SingleRedis>();
+
 /**
  * Makes the commands one client sends while the event loop works through its ready sockets
  * leave in one socket write. A write to a loopback or LAN socket runs much of the receiver's
  * network stack in the sender's system call, and a busy web sends two admission scripts per
  * request, each its own write (a worker, several BullMQ commands per job); corked until the
  * loop's check phase, the commands of every request or job handled in that pass go out together.
+ * A command sent from the check phase itself waits for the next one, which the loop reaches
+ * without blocking. Calling it again on the same client does nothing.
  */
 export function coalesceWrites(client: SingleRedis): void {
+  if (coalescing.has(client)) return;
+  coalescing.add(client);
   let corked: SingleRedis['stream'] | undefined;
   const flush = () => {
     corked?.uncork();
@@ -112,7 +118,9 @@ export function connectRedis(target: RedisTarget, name: string, profile: Connect
   const nodes = clusterNodesOf(target);
   if (nodes) {
     const redis = cluster(target, nodes, name, profile);
+    // Nodes join as the cluster discovers them; any already there coalesce as well.
     redis.on('+node', (node: SingleRedis) => coalesceWrites(node));
+    for (const node of redis.nodes()) coalesceWrites(node);
     return redis;
   }
   const url = redisUrlOf(target);
