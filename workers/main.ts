@@ -1,5 +1,5 @@
 import { buildProviderRegistry, closeUpstreamAgents } from '../src/providers/index.js';
-import { boot, onShutdown, STORE_CLOSE_RESERVE_MS } from '../src/platform/runtime/index.js';
+import { boot, onShutdown, returnIdleMemory, STORE_CLOSE_RESERVE_MS } from '../src/platform/runtime/index.js';
 import { startTracing, stopTracing } from '../src/platform/tracing/index.js';
 import { startWorkers } from './start-workers.js';
 import { openMongo } from '../src/platform/db/index.js';
@@ -17,6 +17,7 @@ const workers = await startWorkers({ config, log, providers });
 const mongo = openMongo(config.mongoUri, config.mongoDb);
 const webhooks = await startWebhookWorker(config, mongo, log);
 log.info({ concurrency: config.workerConcurrency, queues: [...workers.names, 'webhooks'] }, 'worker started');
+returnIdleMemory(log);
 
 onShutdown(log, { graceMs: config.shutdownGraceMs }, () => [
   {

@@ -3,7 +3,7 @@ import { createApp } from './app.js';
 import { createDeps } from '../deps.js';
 import { answerClientErrors, EDGE_SERVER_OPTIONS } from './edge/client-errors.js';
 import { closeUpstreamAgents } from '../providers/index.js';
-import { boot, HttpDrain, onShutdown, STORE_CLOSE_RESERVE_MS, storeShutdownSteps } from '../platform/runtime/index.js';
+import { boot, HttpDrain, onShutdown, returnIdleMemory, STORE_CLOSE_RESERVE_MS, storeShutdownSteps } from '../platform/runtime/index.js';
 import { startTracing, stopTracing } from '../platform/tracing/index.js';
 
 const { config, log } = boot('web');
@@ -15,6 +15,7 @@ answerClientErrors(server, log);
 server.keepAliveTimeout = 65_000;
 const http = new HttpDrain(server);
 server.listen(config.port, () => log.info({ port: config.port }, 'web listening'));
+returnIdleMemory(log);
 
 onShutdown(log, { graceMs: config.shutdownGraceMs }, () => [
   {

@@ -1,0 +1,25 @@
+import pino from 'pino';
+import { returnIdleMemory } from '../../src/platform/runtime/index.js';
+
+/**
+ * A process that takes one burst of allocation and goes quiet, with the idle-memory return
+ * looking every 500 ms (or not at all, with `off` as its argument). It prints its RSS once the
+ * burst is over (`BURST <bytes>`) and again after five quiet seconds (`QUIET <bytes>`); the log
+ * line of a return goes to stdout too.
+ */
+const log = pino({ base: null });
+const watch = process.argv[2] === 'off' ? undefined : returnIdleMemory(log, 500);
+
+// Objects that live a little while, as a busy server's requests do, so the old space grows too.
+let live: object[] = [];
+const end = performance.now() + 2_000;
+while (performance.now() < end) {
+  for (let i = 0; i < 1_000; i++) live.push({ text: `${'x'.repeat(64)}${i}`, list: [i, i + 1, i + 2], inner: { i } });
+  if (live.length > 200_000) live = live.slice(100_000);
+  await new Promise((resolve) => setImmediate(resolve));
+}
+live = [];
+process.stdout.write(`BURST ${process.memoryUsage.rss()}\n`);
+await new Promise((resolve) => setTimeout(resolve, 5_000));
+process.stdout.write(`QUIET ${process.memoryUsage.rss()}\n`);
+watch?.stop();
