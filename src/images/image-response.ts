@@ -1,10 +1,13 @@
 import { toUsdNumber } from '../billing/index.js';
-import { type ImagesJobResult, isPlainBase64 } from '../queue/index.js';
+import { type ImagesJobResult, isPlainBase64, isQuotableAscii } from '../queue/index.js';
 
-/** The images endpoints' answer, shaped like OpenAI's, plus `usage.cost` in USD. */
+/**
+ * The images endpoints' answer, shaped like OpenAI's, plus `usage.cost` in USD. An image's
+ * base64 may still be the bytes the job's stored result held (see ImagesJobResult).
+ */
 export interface ImagesResponse {
   created: number;
-  data: Array<{ b64_json: string; revised_prompt?: string }>;
+  data: Array<{ b64_json: string | Buffer; revised_prompt?: string }>;
   usage: {
     cost: number;
     images: number;
@@ -34,17 +37,23 @@ export function imagesResponse(created: number, result: ImagesJobResult, cost: b
   return { created, data, usage: { cost: toUsdNumber(cost), images: usage.images, ...tokens } };
 }
 
-/** One image's JSON: its base64 written as it is when it needs no escaping (it never does). */
-function imageJson(image: ImagesResponse['data'][number]): string {
-  const b64 = isPlainBase64(image.b64_json) ? `"${image.b64_json}"` : JSON.stringify(image.b64_json);
-  return image.revised_prompt === undefined ? `{"b64_json":${b64}}` : `{"b64_json":${b64},"revised_prompt":${JSON.stringify(image.revised_prompt)}}`;
+/** An image's base64 as a JSON string: written as it is when it needs no escaping (it never does). */
+function base64Json(b64: string | Buffer): Array<string | Buffer> {
+  if (typeof b64 === 'string') return [isPlainBase64(b64) ? `"${b64}"` : JSON.stringify(b64)];
+  return isQuotableAscii(b64) ? ['"', b64, '"'] : [JSON.stringify(b64.toString('utf8'))];
 }
 
 /**
- * The response as JSON text, as JSON.stringify would write it. A 4 MB image is 5.9 MB of
- * base64, which JSON.stringify scans character by character for escapes; a regex test
- * proves there are none in a third of the time.
+ * The response as JSON bytes, as JSON.stringify would write it. A 4 MB image is 5.9 MB of
+ * base64: stringified, it would be scanned for escapes, copied into one string and encoded
+ * again on the way out; here its bytes are copied once, into the answer.
  */
-export function imagesJson(response: ImagesResponse): string {
-  return `{"created":${response.created},"data":[${response.data.map(imageJson).join(',')}],"usage":${JSON.stringify(response.usage)}}`;
+export function imagesBody(response: ImagesResponse): Buffer {
+  const pieces: Array<string | Buffer> = [`{"created":${response.created},"data":[`];
+  for (const [i, image] of response.data.entries()) {
+    pieces.push(i === 0 ? '{"b64_json":' : ',{"b64_json":', ...base64Json(image.b64_json));
+    pieces.push(image.revised_prompt === undefined ? '}' : `,"revised_prompt":${JSON.stringify(image.revised_prompt)}}`);
+  }
+  pieces.push(`],"usage":${JSON.stringify(response.usage)}}`);
+  return Buffer.concat(pieces.map((piece) => (typeof piece === 'string' ? Buffer.from(piece) : piece)));
 }

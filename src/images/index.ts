@@ -4,6 +4,6 @@
  */
 export type { MultipartForm, UploadedFile } from './image-form.js';
 export { parseEditRequest, parseGenerateRequest } from './image-schema.js';
-export { imagesJson, type ImagesResponse } from './image-response.js';
+export { imagesBody, type ImagesResponse } from './image-response.js';
 export { editImages, generateImages, imageWorstCase } from './image-service.js';
 export { EDIT_FILE_FIELDS, MAX_EDIT_IMAGES } from './image-uploads.js';

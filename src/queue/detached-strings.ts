@@ -1,3 +1,5 @@
+import { isAscii } from 'node:buffer';
+
 /**
  * Long base64 strings (generated images) kept out of a job result's JSON. A 4 MB image is
  * 5.9 MB of base64: JSON.stringify scans it for characters to escape, and JSON.parse copies
@@ -31,6 +33,19 @@ export function isPlainBase64(text: string): boolean {
   return !NOT_BASE64.test(text);
 }
 
+/**
+ * Whether detached bytes can be written between JSON quotes as they are: ASCII, with no quote
+ * and no backslash, so nothing in them can end or escape the string. The writer checked them for
+ * base64's whole alphabet before detaching them ({@link isPlainBase64}); this is the reader's
+ * cheaper check, at memory speed, that stored bytes cannot break the JSON they are put in.
+ */
+export function isQuotableAscii(bytes: Buffer): boolean {
+  return isAscii(bytes) && bytes.indexOf(QUOTE) < 0 && bytes.indexOf(BACKSLASH) < 0;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
 /** Copies `value` with each long base64 string replaced by `""`, noting where it was. */
 export function detachStrings(value: unknown): DetachedValue {
   const paths: DetachedPath[] = [];
@@ -54,10 +69,11 @@ export function detachStrings(value: unknown): DetachedValue {
 }
 
 /**
- * Puts detached strings back where {@link detachStrings} found them; false when a path does
- * not lead to the `""` it left (the text was not written by it).
+ * Puts detached strings back where {@link detachStrings} found them (as text, or as the bytes
+ * of their text); false when a path does not lead to the `""` it left (the text was not
+ * written by it).
  */
-export function attachStrings(value: unknown, paths: readonly DetachedPath[], strings: readonly string[]): boolean {
+export function attachStrings(value: unknown, paths: readonly DetachedPath[], strings: ReadonlyArray<string | Buffer>): boolean {
   if (paths.length !== strings.length) return false;
   for (const [i, path] of paths.entries()) {
     if (!Array.isArray(path) || path.length === 0) return false;

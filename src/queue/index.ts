@@ -2,7 +2,7 @@
  * BullMQ queues: job models, payload storage and waiting for a job's answer.
  * This file is the module's face: code outside the module imports from here only.
  */
-export { isPlainBase64 } from './detached-strings.js';
+export { isPlainBase64, isQuotableAscii } from './detached-strings.js';
 export type { QueueObserver } from './job-awaiter.js';
 export { encodeJobError, isJobErrorReason, isTransient } from './job-error.js';
 export { jobRoutes } from './job-model.js';

@@ -192,15 +192,18 @@ export class JobAwaiter {
    * its BullMQ state. Undefined while it is still waiting, delayed or running.
    */
   async check(queue: QueueName, jobId: string): Promise<TimedOutcome | undefined> {
+    // Images are answered with their base64 as stored (see ImagesJobResult); other results are
+    // read as text, since their answers are built as JSON.
+    const bytes = queue === 'images';
     try {
-      const reply = await this.store.getReply(jobId);
+      const reply = await this.store.getReply(jobId, bytes);
       if (reply?.result !== undefined) return { status: 'completed', result: reply.result, timing: reply.timing };
       const job = await this.queues[queue].getJob(jobId);
       const state = job ? await job.getState() : 'unknown';
       if (job && state === 'failed') return { status: 'failed', error: decodeJobError(job.failedReason) };
       if (state !== 'completed' && state !== 'unknown') return undefined;
       // Finished or gone: a result written in between still counts.
-      const late = await this.store.getReply(jobId);
+      const late = await this.store.getReply(jobId, bytes);
       return late?.result === undefined ? lost() : { status: 'completed', result: late.result, timing: late.timing };
     } catch (err) {
       // Redis trouble: keep waiting; the deadline still bounds the request.

@@ -56,17 +56,40 @@ export function encodeReply(head: Omit<JobReply, 'result'>, result: ResultText |
   return result.strings.length === 0 ? json : `${json}\n${result.strings.join('\n')}`;
 }
 
+const NEWLINE = 0x0a;
+
 /** Parses a stored or published reply; undefined when the text is not one. */
 export function decodeReply(text: string): JobReply | undefined {
+  const end = text.indexOf('\n');
+  // Slices of the text: the detached strings are not copied again.
+  return end < 0 ? replyOf(text, undefined) : replyOf(text.slice(0, end), text.slice(end + 1).split('\n'));
+}
+
+/**
+ * Parses a stored reply read as bytes; its detached strings stay bytes (views of `bytes`, not
+ * copies), for a reader that writes them out as they are (images).
+ */
+export function decodeReplyBytes(bytes: Buffer): JobReply | undefined {
+  const end = bytes.indexOf(NEWLINE);
+  if (end < 0) return replyOf(bytes.toString('utf8'), undefined);
+  const strings: Buffer[] = [];
+  for (let from = end + 1; ; ) {
+    const next = bytes.indexOf(NEWLINE, from);
+    strings.push(bytes.subarray(from, next < 0 ? bytes.length : next));
+    if (next < 0) break;
+    from = next + 1;
+  }
+  return replyOf(bytes.toString('utf8', 0, end), strings);
+}
+
+/** The reply in a JSON line, with the detached strings that followed it put back. */
+function replyOf(json: string, strings: ReadonlyArray<string | Buffer> | undefined): JobReply | undefined {
   try {
-    const end = text.indexOf('\n');
-    const parsed = JSON.parse(end < 0 ? text : text.slice(0, end)) as (Partial<JobReply> & { detached?: DetachedPath[] }) | null;
+    const parsed = JSON.parse(json) as (Partial<JobReply> & { detached?: DetachedPath[] }) | null;
     if (parsed === null || typeof parsed !== 'object' || typeof parsed.id !== 'string' || typeof parsed.queue !== 'string') return undefined;
     const { detached, ...reply } = parsed;
-    if (detached === undefined) return end < 0 ? (reply as JobReply) : undefined;
-    // Slices of the text: the detached strings are not copied again.
-    const strings = end < 0 ? [] : text.slice(end + 1).split('\n');
-    return Array.isArray(detached) && attachStrings(reply.result, detached, strings) ? (reply as JobReply) : undefined;
+    if (detached === undefined) return strings === undefined ? (reply as JobReply) : undefined;
+    return Array.isArray(detached) && attachStrings(reply.result, detached, strings ?? []) ? (reply as JobReply) : undefined;
   } catch {
     return undefined;
   }

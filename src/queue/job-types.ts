@@ -96,9 +96,12 @@ interface JobResultBase {
   attempts?: AttemptRecord[];
 }
 
-/** Result of an `images` job. */
+/**
+ * Result of an `images` job. An image's base64 arrives as bytes when the web read a large result
+ * from the stored copy (see PayloadStore.getReply): megabytes it writes out without decoding.
+ */
 export interface ImagesJobResult extends JobResultBase {
-  images: Array<{ b64_json: string; revised_prompt?: string }>;
+  images: Array<{ b64_json: string | Buffer; revised_prompt?: string }>;
   usage: ImageUsage;
 }
 

@@ -1,5 +1,5 @@
 import { publishMessage, type Redis } from '../platform/redis/index.js';
-import { decodeReply, encodeReply, type JobReply, serializeResult } from './job-reply.js';
+import { decodeReply, decodeReplyBytes, encodeReply, type JobReply, serializeResult } from './job-reply.js';
 
 /** A binary input to store beside a job. */
 export interface PayloadInput {
@@ -88,9 +88,17 @@ export class PayloadStore {
     await publishMessage(this.redis, address.replyTo, encodeReply({ ...address.head, failedReason }, undefined));
   }
 
-  /** The stored reply (output and timing), or undefined when there is none (yet). */
-  async getReply(requestId: string): Promise<JobReply | undefined> {
-    const text = await this.redis.get(this.key(requestId, 'out'));
+  /**
+   * The stored reply (output and timing), or undefined when there is none (yet). With `bytes`,
+   * its detached strings (megabytes of base64) stay bytes, never decoded into strings.
+   */
+  async getReply(requestId: string, bytes = false): Promise<JobReply | undefined> {
+    const key = this.key(requestId, 'out');
+    if (bytes) {
+      const stored = await this.redis.getBuffer(key);
+      return stored === null ? undefined : decodeReplyBytes(stored);
+    }
+    const text = await this.redis.get(key);
     return text === null ? undefined : decodeReply(text);
   }
 

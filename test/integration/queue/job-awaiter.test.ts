@@ -129,22 +129,27 @@ describe('published replies', () => {
     expect(seen).toEqual([timing]);
   });
 
-  it('reads a result too large to publish from the store', async () => {
+  it('reads a result too large to publish from the store, its base64 as bytes for images and as text for OCR', async () => {
     const { awaiter, replyTo } = await replyOnlyAwaiter();
-    const id = uniqueName('job');
-    const pending = awaiter.register('images', id);
     const big = 'a'.repeat(INLINE_REPLY_BYTES + 1);
-    await store.putResult({ head: { queue: 'images', id }, replyTo }, { big }, 60_000);
-    expect(await pending.wait(5_000)).toEqual({ status: 'completed', result: { big } });
+    const image = uniqueName('job');
+    const pendingImage = awaiter.register('images', image);
+    await store.putResult({ head: { queue: 'images', id: image }, replyTo }, { big }, 60_000);
+    expect(await pendingImage.wait(5_000)).toEqual({ status: 'completed', result: { big: Buffer.from(big) } });
+    const ocr = uniqueName('job');
+    const pendingOcr = awaiter.register('ocr', ocr);
+    await store.putResult({ head: { queue: 'ocr', id: ocr }, replyTo }, { big }, 60_000);
+    expect(await pendingOcr.wait(5_000)).toEqual({ status: 'completed', result: { big } });
   });
 
   it('reads a large result with text that is not base64 from the store', async () => {
     const { awaiter, replyTo } = await replyOnlyAwaiter();
     const id = uniqueName('job');
     const pending = awaiter.register('images', id);
-    const result = { images: [{ b64_json: 'QUJD'.repeat(INLINE_REPLY_BYTES / 4 + 1) }], note: `"${'é'.repeat(INLINE_REPLY_BYTES)}"\n` };
-    await store.putResult({ head: { queue: 'images', id }, replyTo }, result, 60_000);
-    expect(await pending.wait(5_000)).toEqual({ status: 'completed', result });
+    const b64 = 'QUJD'.repeat(INLINE_REPLY_BYTES / 4 + 1);
+    const note = `"${'é'.repeat(INLINE_REPLY_BYTES)}"\n`;
+    await store.putResult({ head: { queue: 'images', id }, replyTo }, { images: [{ b64_json: b64 }], note }, 60_000);
+    expect(await pending.wait(5_000)).toEqual({ status: 'completed', result: { images: [{ b64_json: Buffer.from(b64) }], note } });
   });
 
   it('settles a wait with the GatewayError of a failure reply', async () => {

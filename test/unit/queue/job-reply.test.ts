@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DETACH_MIN_CHARS, isPlainBase64 } from '../../../src/queue/detached-strings.js';
-import { decodeReply, encodeReply, serializeResult } from '../../../src/queue/job-reply.js';
+import { decodeReply, decodeReplyBytes, encodeReply, serializeResult } from '../../../src/queue/job-reply.js';
 
 const head = { queue: 'images' as const, id: 'req_1', timing: { queuedAt: 1, startedAt: 2, finishedAt: 3 } };
 const long = (char: string): string => char.repeat(DETACH_MIN_CHARS);
@@ -23,6 +23,19 @@ describe('job replies', () => {
     const text = encodeReply(head, serialized);
     expect(text.slice(0, text.indexOf('\n'))).not.toContain(a);
     expect(decodeReply(text)).toEqual({ ...head, result });
+  });
+
+  it('reads a reply from its bytes, its detached strings as bytes', () => {
+    const a = `${long('A')}+/=`;
+    const result = { images: [{ b64_json: a, revised_prompt: 'é "q"' }, { b64_json: 'aGk=' }], cost: '5' };
+    const serialized = serializeResult(result);
+    const bytes = Buffer.from(encodeReply(head, serialized));
+    const decoded = decodeReplyBytes(bytes);
+    const image = (decoded?.result as typeof result | undefined)?.images[0] as { b64_json: unknown } | undefined;
+    expect(Buffer.isBuffer(image?.b64_json)).toBe(true);
+    expect((image?.b64_json as Buffer).toString('latin1')).toBe(a);
+    expect(decodeReplyBytes(Buffer.from(encodeReply(head, serializeResult({ cost: '5' }))))).toEqual({ ...head, result: { cost: '5' } });
+    expect(decodeReplyBytes(Buffer.concat([bytes, Buffer.from('\nBBBB')]))).toBeUndefined();
   });
 
   it('leaves long strings that need escaping inside the JSON', () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Router } from '@koa/router';
 import type { Middleware } from 'koa';
-import { EDIT_FILE_FIELDS, editImages, generateImages, imagesJson, type ImagesResponse, MAX_EDIT_IMAGES, type MultipartForm } from '../../../images/index.js';
+import { EDIT_FILE_FIELDS, editImages, generateImages, imagesBody, type ImagesResponse, MAX_EDIT_IMAGES, type MultipartForm } from '../../../images/index.js';
 import type { KeyAuthenticator } from '../../../accounts/index.js';
 import type { QueuedServiceDeps } from '../../../queue/index.js';
 import type { CeilingRegistry } from '../../../quote/index.js';
@@ -58,10 +58,10 @@ async function withClient<T>(ctx: GatewayContext, run: (signal: AbortSignal) => 
   }
 }
 
-/** Answers with the images as JSON text (see imagesJson): megabytes of base64 are not stringified. */
+/** Answers with the images as JSON bytes (see imagesBody): megabytes of base64 are not stringified. */
 function answer(ctx: GatewayContext, response: ImagesResponse): void {
   ctx.type = 'application/json';
-  ctx.body = imagesJson(response);
+  ctx.body = imagesBody(response);
 }
 
 /**
