@@ -76,11 +76,13 @@ export function returnIdleMemory(log: Logger, everyMs = CHECK_EVERY_MS): { stop(
   const collect = collector();
   const state: ReturnState = { held: 0, at: Number.NEGATIVE_INFINITY };
   // The loop's readings at the last two looks: quiet means quiet over both intervals.
-  let looks: EventLoopUtilization[] = [performance.eventLoopUtilization()];
+  let older: EventLoopUtilization = performance.eventLoopUtilization();
+  let last = older;
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
-    const utilization = performance.eventLoopUtilization(now, looks[0]).utilization;
-    looks = [looks.at(-1) ?? now, now];
+    const utilization = performance.eventLoopUtilization(now, older).utilization;
+    older = last;
+    last = now;
     const { rss, heapTotal } = process.memoryUsage();
     if (!shouldReturnMemory({ rss, heapTotal, utilization, now: performance.now() }, state)) return;
     const started = performance.now();
@@ -88,7 +90,7 @@ export function returnIdleMemory(log: Logger, everyMs = CHECK_EVERY_MS): { stop(
     const after = process.memoryUsage();
     state.held = after.rss - after.heapTotal;
     state.at = performance.now();
-    looks = [performance.eventLoopUtilization()];
+    older = last = performance.eventLoopUtilization();
     log.info({ rss_before: rss, rss_after: after.rss, pause_ms: Math.round(state.at - started) }, 'returned idle memory');
   }, everyMs);
   // Never keeps the process alive.
