@@ -14,8 +14,7 @@ export async function sumPieces(texts: readonly string[], perPiece: (piece: stri
   let total = 0;
   let since = 0;
   for (const text of texts) {
-    for (const match of pieces(text)) {
-      const piece = match[0];
+    for (const piece of pieces(text)) {
       total += perPiece(piece);
       since += piece.length;
       if (since >= YIELD_EVERY_CHARS) {

@@ -49,14 +49,27 @@ function* slices(piece: string): Generator<[number, string]> {
   }
 }
 
-/** The o200k pre-tokenizer pieces of a text, lazily (a regex scan, linear in the text). */
-export function pieces(text: string): IterableIterator<RegExpExecArray> {
-  return text.matchAll(O200K_PIECES);
+/**
+ * Texts up to this length are split in one `String.prototype.match` call, which returns the
+ * pieces as plain strings: more than twice as fast as `matchAll`, which builds a match object
+ * per piece. Longer texts are split lazily, so a huge one never holds all its pieces at once.
+ */
+const EAGER_SPLIT_CHARS = 16_384;
+
+function* lazyPieces(text: string): Generator<string> {
+  for (const match of text.matchAll(O200K_PIECES)) yield match[0];
+}
+
+/** The o200k pre-tokenizer pieces of a text (a regex scan, linear in the text). */
+export function pieces(text: string): Iterable<string> {
+  if (text.length > EAGER_SPLIT_CHARS) return lazyPieces(text);
+  // `match` with a global regex starts at 0 and leaves lastIndex at 0: sharing it is safe.
+  return text.match(O200K_PIECES) ?? [];
 }
 
 /** Calls `visit` with each pre-tokenizer piece of a text. */
 function forEachPiece(text: string, visit: (piece: string) => void): void {
-  for (const match of pieces(text)) visit(match[0]);
+  for (const piece of pieces(text)) visit(piece);
 }
 
 /** Counts one bounded piece with BPE; the hook lets tests observe how much text reaches BPE. */

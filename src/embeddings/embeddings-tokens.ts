@@ -32,8 +32,8 @@ interface Pace {
  */
 async function countUpTo(text: string, limit: number, pace: Pace): Promise<number> {
   let total = 0;
-  for (const match of pieces(text)) {
-    for (const slice of match[0].length > MAX_BPE_PIECE ? slicesOf(match[0]) : [match[0]]) {
+  for (const piece of pieces(text)) {
+    for (const slice of piece.length > MAX_BPE_PIECE ? slicesOf(piece) : [piece]) {
       total += countPiece(slice);
       pace.since += slice.length;
       if (total > limit) return total;

@@ -117,7 +117,7 @@ function vendorImages(s: Sample, o200k: boolean): number {
 function textBound(t: string, o200k: boolean): number {
   const budget = boundBudget();
   let n = 0;
-  for (const m of pieces(t)) n += o200k ? boundPiece(m[0], budget) : anyVocabularyPieceBound(m[0]);
+  for (const piece of pieces(t)) n += o200k ? boundPiece(piece, budget) : anyVocabularyPieceBound(piece);
   return n;
 }
 

@@ -4,9 +4,11 @@ import { describe, expect, it } from 'vitest';
 import {
   BOUND_BPE_CHARS,
   countMessageTokens,
+  countPiece,
   countTokens,
   MAX_BPE_PIECE,
   MAX_TOKENS_PER_IMAGE,
+  pieces,
   promptTokenUpperBound,
   setBpeCounterForTests,
   tokenUpperBound,
@@ -45,6 +47,21 @@ describe('linear counting and the upper bound', () => {
 
   it('the upper bound is never below the exact o200k count', () => {
     fc.assert(fc.property(fc.oneof(text, runs, fc.string({ unit: 'grapheme', maxLength: 300 })), (t) => tokenUpperBound(t) >= exact(t)), { numRuns: 300 });
+  });
+
+  it('splits short texts at once and long ones lazily, into pieces that cover the text and count exactly', () => {
+    // Past the one-call limit (16,384 characters) the lazy path splits the text.
+    const long = fc.tuple(text, fc.integer({ min: 16_500, max: 17_500 })).map(([t, n]) => 'Ab cd, '.repeat(Math.ceil(n / 7)) + t);
+    fc.assert(
+      fc.property(fc.oneof(text, long), (t) => {
+        const split = [...pieces(t)];
+        expect(split.join('')).toBe(t);
+        fc.pre(split.every((piece) => piece.length > 0 && piece.length <= MAX_BPE_PIECE));
+        // gpt-tokenizer splits with its own copy of the pre-tokenizer: other cuts would count differently.
+        expect(split.reduce((sum, piece) => sum + countPiece(piece), 0)).toBe(exact(t));
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it('counts natural text exactly and long runs within one token per slice', () => {
