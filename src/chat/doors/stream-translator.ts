@@ -21,30 +21,45 @@ export interface StreamTranslator {
 /**
  * A chat {@link ChunkSink} that speaks another wire format: each chat chunk is read back
  * into parts and translated into named events. The stream ends without `[DONE]`, which
- * neither the Responses nor the Messages API sends.
+ * neither the Responses nor the Messages API sends. (A class: an object literal with a
+ * getter is kept in dictionary mode, and every open stream holds one.)
  */
+class TranslatingSink implements ChunkSink {
+  /** The opening events are queued first, so later sends never overtake them. */
+  private opened: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly events: EventSink,
+    private readonly translator: StreamTranslator,
+    private readonly headers: Readonly<Record<string, string>>,
+  ) {}
+
+  get closed(): boolean {
+    return this.events.closed;
+  }
+
+  open(): void {
+    this.events.open(this.headers);
+    this.opened = this.sendAll(this.translator.start());
+  }
+
+  async send(chunk: unknown): Promise<void> {
+    await this.opened;
+    for (const part of readChatChunk(chunk)) await this.sendAll(this.translator.part(part));
+  }
+
+  async finish(): Promise<void> {
+    await this.opened;
+    await this.sendAll(this.translator.end());
+    await this.events.end(false);
+  }
+
+  private async sendAll(list: NamedEvent[]): Promise<void> {
+    for (const event of list) await this.events.send(event, event.type);
+  }
+}
+
+/** A sink that translates chat chunks into `translator`'s named events (see {@link TranslatingSink}). */
 export function translatingSink(events: EventSink, translator: StreamTranslator, headers: Readonly<Record<string, string>>): ChunkSink {
-  // The opening events are queued first, so later sends never overtake them.
-  let opened: Promise<void> = Promise.resolve();
-  const sendAll = async (list: NamedEvent[]): Promise<void> => {
-    for (const event of list) await events.send(event, event.type);
-  };
-  return {
-    get closed() {
-      return events.closed;
-    },
-    open() {
-      events.open(headers);
-      opened = sendAll(translator.start());
-    },
-    async send(chunk) {
-      await opened;
-      for (const part of readChatChunk(chunk)) await sendAll(translator.part(part));
-    },
-    async finish() {
-      await opened;
-      await sendAll(translator.end());
-      await events.end(false);
-    },
-  };
+  return new TranslatingSink(events, translator, headers);
 }

@@ -12,14 +12,32 @@ export interface ChunkSink {
   finish(): Promise<void>;
 }
 
-/** The Chat Completions wire: every chunk is one event, and the stream ends with `[DONE]`. */
+/**
+ * The Chat Completions wire: every chunk is one event, and the stream ends with `[DONE]`.
+ * A class, not an object literal with a getter: V8 keeps such a literal in dictionary mode,
+ * and every open stream holds one.
+ */
+class ChatChunkSink implements ChunkSink {
+  constructor(private readonly events: EventSink) {}
+
+  get closed(): boolean {
+    return this.events.closed;
+  }
+
+  open(): void {
+    this.events.open();
+  }
+
+  send(chunk: unknown): Promise<void> {
+    return this.events.send(chunk);
+  }
+
+  finish(): Promise<void> {
+    return this.events.end(true);
+  }
+}
+
+/** The Chat Completions wire's sink over a stream's events. */
 export function chatChunkSink(events: EventSink): ChunkSink {
-  return {
-    get closed() {
-      return events.closed;
-    },
-    open: () => events.open(),
-    send: (chunk) => events.send(chunk),
-    finish: () => events.end(true),
-  };
+  return new ChatChunkSink(events);
 }

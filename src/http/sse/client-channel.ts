@@ -4,21 +4,40 @@ import type { GatewayContext } from '../state.js';
 import { commitStream, namedFrame, sseFrame, SSE_DONE, SseWriter } from './sse-writer.js';
 
 /**
+ * A stream's events framed as server-sent events. A class, not an object literal with a
+ * getter: V8 keeps such a literal in dictionary mode, and every open stream holds one.
+ */
+class SseEventSink implements EventSink {
+  constructor(
+    private readonly ctx: GatewayContext,
+    private readonly writer: SseWriter,
+  ) {}
+
+  get closed(): boolean {
+    return this.writer.closed;
+  }
+
+  open(headers: Readonly<Record<string, string>> = {}): void {
+    commitStream(this.ctx, this.writer, headers);
+  }
+
+  send(data: unknown, name?: string): Promise<void> {
+    return this.writer.write(name === undefined ? sseFrame(JSON.stringify(data)) : namedFrame(name, data));
+  }
+
+  end(done: boolean): Promise<void> {
+    return this.writer.end(done ? SSE_DONE : '');
+  }
+}
+
+/**
  * The chat path's view of a Koa request: the client's departure, tied to the socket, and an event
  * sink that frames events as server-sent events. Until the sink opens, Koa still owns the
  * response, so an error is a normal JSON answer.
  */
 export function clientChannel(ctx: GatewayContext): ClientChannel {
   const departure = new ResponseDeparture(ctx.res);
-  const writer = new SseWriter(ctx.res);
-  const events: EventSink = {
-    get closed() {
-      return writer.closed;
-    },
-    open: (headers = {}) => commitStream(ctx, writer, headers),
-    send: (data, name) => writer.write(name === undefined ? sseFrame(JSON.stringify(data)) : namedFrame(name, data)),
-    end: (done) => writer.end(done ? SSE_DONE : ''),
-  };
+  const events = new SseEventSink(ctx, new SseWriter(ctx.res));
   const setHeaders = (headers: Readonly<Record<string, string>>): void => {
     if (!ctx.headerSent) ctx.set(headers);
   };
