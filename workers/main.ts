@@ -17,7 +17,7 @@ const workers = await startWorkers({ config, log, providers });
 const mongo = openMongo(config.mongoUri, config.mongoDb);
 const webhooks = await startWebhookWorker(config, mongo, log);
 log.info({ concurrency: config.workerConcurrency, queues: [...workers.names, 'webhooks'] }, 'worker started');
-returnIdleMemory(log);
+returnIdleMemory(log, { activity: () => workers.jobs.started });
 
 onShutdown(log, { graceMs: config.shutdownGraceMs }, () => [
   {

@@ -15,16 +15,23 @@ export interface ReturnedJobs {
  */
 export class RunningJobs {
   private readonly jobs = new Map<string, { job: Job; token: string | undefined }>();
+  private count = 0;
 
   /** Jobs being processed right now. */
   get size(): number {
     return this.jobs.size;
   }
 
+  /** Jobs started since the process started. */
+  get started(): number {
+    return this.count;
+  }
+
   /** Wraps a processor so its jobs are tracked while they run. */
   track<D, R>(processor: Processor<D, R>): Processor<D, R> {
     return async (job, token, signal) => {
       const key = `${job.queueName}:${job.id ?? ''}`;
+      this.count += 1;
       this.jobs.set(key, { job, token });
       try {
         return await processor(job, token, signal);

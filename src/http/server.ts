@@ -15,7 +15,7 @@ answerClientErrors(server, log);
 server.keepAliveTimeout = 65_000;
 const http = new HttpDrain(server);
 server.listen(config.port, () => log.info({ port: config.port }, 'web listening'));
-returnIdleMemory(log);
+returnIdleMemory(log, { activity: () => http.started });
 
 onShutdown(log, { graceMs: config.shutdownGraceMs }, () => [
   {

@@ -3,12 +3,17 @@ import { returnIdleMemory } from '../../src/platform/runtime/index.js';
 
 /**
  * A process that takes one burst of allocation and goes quiet, with the idle-memory return
- * looking every 500 ms (or not at all, with `off` as its argument). It prints its RSS once the
- * burst is over (`BURST <bytes>`) and again after five quiet seconds (`QUIET <bytes>`); the log
- * line of a return goes to stdout too.
+ * looking every 500 ms and waiting for 1 s without new work. Its argument: `on` (the burst
+ * counts as no work), `off` (no return at all) or `working` (a new piece of work starts every
+ * 100 ms, as light traffic would). It prints its RSS once the burst is over (`BURST <bytes>`)
+ * and again after five quiet seconds (`QUIET <bytes>`); the log line of a return goes to
+ * stdout too.
  */
 const log = pino({ base: null });
-const watch = process.argv[2] === 'off' ? undefined : returnIdleMemory(log, 500);
+const mode = process.argv[2];
+let started = 0;
+const work = mode === 'working' ? setInterval(() => (started += 1), 100) : undefined;
+const watch = mode === 'off' ? undefined : returnIdleMemory(log, { activity: () => started, everyMs: 500, quietMs: 1_000 });
 
 // Objects that live a little while, as a busy server's requests do, so the old space grows too.
 let live: object[] = [];
@@ -23,3 +28,4 @@ process.stdout.write(`BURST ${process.memoryUsage.rss()}\n`);
 await new Promise((resolve) => setTimeout(resolve, 5_000));
 process.stdout.write(`QUIET ${process.memoryUsage.rss()}\n`);
 watch?.stop();
+clearInterval(work);

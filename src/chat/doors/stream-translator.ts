@@ -21,8 +21,8 @@ export interface StreamTranslator {
 /**
  * A chat {@link ChunkSink} that speaks another wire format: each chat chunk is read back
  * into parts and translated into named events. The stream ends without `[DONE]`, which
- * neither the Responses nor the Messages API sends. (A class: an object literal with a
- * getter is kept in dictionary mode, and every open stream holds one.)
+ * neither the Responses nor the Messages API sends. A class because V8 keeps an object
+ * literal with a getter in dictionary mode.
  */
 class TranslatingSink implements ChunkSink {
   /** The opening events are queued first, so later sends never overtake them. */

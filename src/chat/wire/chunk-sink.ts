@@ -14,8 +14,7 @@ export interface ChunkSink {
 
 /**
  * The Chat Completions wire: every chunk is one event, and the stream ends with `[DONE]`.
- * A class, not an object literal with a getter: V8 keeps such a literal in dictionary mode,
- * and every open stream holds one.
+ * A class because V8 keeps an object literal with a getter in dictionary mode.
  */
 class ChatChunkSink implements ChunkSink {
   constructor(private readonly events: EventSink) {}

@@ -4,8 +4,8 @@ import type { GatewayContext } from '../state.js';
 import { commitStream, namedFrame, sseFrame, SSE_DONE, SseWriter } from './sse-writer.js';
 
 /**
- * A stream's events framed as server-sent events. A class, not an object literal with a
- * getter: V8 keeps such a literal in dictionary mode, and every open stream holds one.
+ * A stream's events framed as server-sent events. A class because V8 keeps an object literal
+ * with a getter in dictionary mode, and every open stream holds one of these.
  */
 class SseEventSink implements EventSink {
   constructor(

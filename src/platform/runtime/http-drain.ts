@@ -16,9 +16,11 @@ export class HttpDrain {
   private readonly open = new Set<ServerResponse>();
   private idle: (() => void) | undefined;
   private draining = false;
+  private count = 0;
 
   constructor(private readonly server: Server) {
     server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+      this.count += 1;
       // A keep-alive client may still send on an open connection: serve it, then hang up.
       if (this.draining && !res.headersSent) res.setHeader('connection', 'close');
       this.open.add(res);
@@ -28,6 +30,11 @@ export class HttpDrain {
         if (this.open.size === 0) this.idle?.();
       });
     });
+  }
+
+  /** Requests received since the server started. */
+  get started(): number {
+    return this.count;
   }
 
   /** Responses not yet finished. */

@@ -2,38 +2,39 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { shouldReturnMemory, type MemorySample, type ReturnState } from '../../../../src/platform/runtime/index.js';
+import { shouldReturnMemory, type MemorySample } from '../../../../src/platform/runtime/index.js';
 import { agentBin } from '../../../helpers/agents/agent-install.js';
 
 const MIB = 2 ** 20;
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const CHILD = fileURLToPath(new URL('../../../helpers/idle-memory-child.ts', import.meta.url));
 
-const quiet: MemorySample = { rss: 900 * MIB, heapTotal: 200 * MIB, utilization: 0.02, now: 120_000 };
-const fresh: ReturnState = { held: 0, at: Number.NEGATIVE_INFINITY };
+const idle: MemorySample = { rss: 900 * MIB, heapTotal: 200 * MIB, utilization: 0.02, idleMs: 60_000 };
 
 describe('shouldReturnMemory', () => {
-  it('returns memory held outside the heap once the loop is quiet', () => {
-    expect(shouldReturnMemory(quiet, fresh)).toBe(true);
+  it('returns memory held outside the heap once the process is idle', () => {
+    expect(shouldReturnMemory(idle, 0)).toBe(true);
   });
 
   it('waits while the loop is busy', () => {
-    expect(shouldReturnMemory({ ...quiet, utilization: 0.5 }, fresh)).toBe(false);
+    expect(shouldReturnMemory({ ...idle, utilization: 0.5 }, 0)).toBe(false);
+  });
+
+  it('waits until no new work has started for the quiet window', () => {
+    expect(shouldReturnMemory({ ...idle, idleMs: 10_000 }, 0)).toBe(false);
+    expect(shouldReturnMemory({ ...idle, idleMs: 29_999 }, 0)).toBe(false);
+    expect(shouldReturnMemory({ ...idle, idleMs: 30_000 }, 0)).toBe(true);
+    expect(shouldReturnMemory({ ...idle, idleMs: 2_000 }, 0, 1_000)).toBe(true);
   });
 
   it('counts only growth since the last return, and not the heap itself', () => {
-    expect(shouldReturnMemory(quiet, { held: 650 * MIB, at: 0 })).toBe(false);
-    expect(shouldReturnMemory({ ...quiet, heapTotal: 800 * MIB }, fresh)).toBe(false);
-  });
-
-  it('never runs two returns back to back', () => {
-    expect(shouldReturnMemory(quiet, { held: 0, at: quiet.now - 5_000 })).toBe(false);
-    expect(shouldReturnMemory(quiet, { held: 0, at: quiet.now - 16_000 })).toBe(true);
+    expect(shouldReturnMemory(idle, 650 * MIB)).toBe(false);
+    expect(shouldReturnMemory({ ...idle, heapTotal: 800 * MIB }, 0)).toBe(false);
   });
 });
 
 /** Runs the child under the given Node; its printed RSS figures and whether it logged a return. */
-async function runChild(node: string, mode: 'on' | 'off'): Promise<{ burst: number; quiet: number; returned: boolean; output: string }> {
+async function runChild(node: string, mode: 'on' | 'off' | 'working'): Promise<{ burst: number; quiet: number; returned: boolean; output: string }> {
   const child = spawn(node, ['--import', 'tsx', CHILD, mode], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -55,5 +56,10 @@ describe.skipIf(!existsSync(agentBin.node))('returnIdleMemory (Node 24)', () => 
     expect(off.burst - off.quiet, off.output).toBeLessThan(64 * MIB);
     expect(on.returned, on.output).toBe(true);
     expect(on.burst - on.quiet, on.output).toBeGreaterThan(128 * MIB);
+  }, 30_000);
+
+  it('holds the return while new work keeps starting, however light', async () => {
+    const working = await runChild(agentBin.node, 'working');
+    expect(working.returned, working.output).toBe(false);
   }, 30_000);
 });
