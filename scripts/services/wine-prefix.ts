@@ -20,20 +20,38 @@ export function toWinePath(absolutePath: string): string {
   return `Z:${path.resolve(absolutePath).replaceAll('/', '\\')}`;
 }
 
+/** Tries at creating a prefix: `wineboot --init` now and then fails on a fresh prefix ("could not load kernel32.dll"). */
+const PREFIX_ATTEMPTS = 3;
+
 /**
  * Creates the Wine prefix once (`wineboot --init`, ~10 s). The marker is written after Wine has
  * finished, so an interrupted creation is redone instead of leaving a half-made prefix in use.
+ * A failed creation is cleared away (its wineserver stopped, the folder removed) and tried again.
  */
 export async function ensureWinePrefix(prefix: string, base: NodeJS.ProcessEnv = {}, log: ServiceLog = silentLog): Promise<void> {
   const marker = path.join(prefix, READY_MARKER);
   if (await exists(marker)) return;
-  log(`creating Wine prefix ${prefix} (once, ~10 s)`);
-  await fs.rm(prefix, { recursive: true, force: true });
-  await fs.mkdir(prefix, { recursive: true });
   const env = wineEnv(prefix, base);
-  await run('wineboot', ['--init'], { env, timeout: 180_000 });
-  await run('wineserver', ['-w'], { env, timeout: 60_000 });
+  for (let attempt = 1; ; attempt++) {
+    log(`creating Wine prefix ${prefix} (once, ~10 s)`);
+    await fs.rm(prefix, { recursive: true, force: true });
+    await fs.mkdir(prefix, { recursive: true });
+    try {
+      await run('wineboot', ['--init'], { env, timeout: 180_000 });
+      await run('wineserver', ['-w'], { env, timeout: 60_000 });
+      break;
+    } catch (err) {
+      await run('wineserver', ['-k'], { env, timeout: 10_000 }).catch(() => undefined);
+      if (attempt >= PREFIX_ATTEMPTS) throw err;
+      log(`creating the Wine prefix failed (${oneLine(err)}); trying again`);
+    }
+  }
   await fs.writeFile(marker, `${new Date().toISOString()}\n`);
+}
+
+/** An error's message on one line (execFile's carries the command's stderr after a newline). */
+function oneLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, ' / ').slice(0, 300);
 }
 
 /**
