@@ -19,10 +19,10 @@ const CR = 0x0d;
 /**
  * One JSON number whose value is finite: at most 21 integer digits and a positive exponent of
  * two digits (below 1e122); a negative exponent can only underflow. Longer forms (`1e400` is
- * Infinity) are left to the full parse.
+ * Infinity) are left to the full parse. Spelt for irregexp: `[1-9]\d{0,20}|0` and `\d\d?`
+ * accept what `0|[1-9]\d{0,20}` and `\d{1,2}` do, and read a compact 256-float list about a
+ * fifth faster (7 % with spaces) on V8 13.
  */
-// Spelt for irregexp: `[1-9]\d{0,20}|0` and `\d\d?` accept the same numbers as `0|[1-9]\d{0,20}`
-// and `\d{1,2}`, and read a compact 256-float list about a fifth faster (7 % with spaces) on V8 13.
 const NUMBER = String.raw`-?(?:[1-9]\d{0,20}|0)(?:\.\d+)?(?:[eE](?:-\d+|\+?\d\d?))?`;
 /** JSON's own whitespace only: the list is relayed as it came, so it must be JSON as it stands. */
 const JSON_SPACE = String.raw`[ \t\n\r]*`;
