@@ -13,7 +13,7 @@ const CHECK_EVERY_MS = 5_000;
 const QUIET_MS = 30_000;
 /** Event-loop utilization since the previous look below which the process counts as quiet. */
 const QUIET_UTILIZATION = 0.05;
-/** Resident memory outside the JavaScript heap, above what it was after the last return, worth giving back. */
+/** Growth since the last collection here (outside the committed heap, or of the heap) worth acting on. */
 const SLACK_BYTES = 128 * 2 ** 20;
 
 /** One look at the process: its resident memory, its committed heap, its event loop and its work. */
@@ -26,16 +26,29 @@ export interface MemorySample {
   readonly idleMs: number;
 }
 
+/** What the process held after its last return (outside the committed heap) and its last collection here (the heap). */
+export interface HeldMemory {
+  readonly outside: number;
+  readonly heap: number;
+}
+
 /**
- * Whether to return memory now: no new work for `quietMs`, a quiet loop (a long request or an
- * open stream may still run), and resident memory outside the committed heap grown by the
- * slack since the last return (`held`). Memory outside `heapTotal` is what V8 keeps pooled after
- * a burst (plus the binary and the allocator's own), so the new space or live objects growing
- * under load never trigger it, and a second return needs a burst of its own.
+ * What one look decides, once no new work has started for `quietMs` and the loop is quiet (a
+ * long request or an open stream may still run):
+ * - `return` when resident memory outside the committed heap grew by the slack since the last
+ *   return. That is what V8 keeps pooled after a burst (plus the binary and the
+ *   allocator's own); the new space or live objects growing never count as it.
+ * - `collect` when, instead, the committed heap itself grew by the slack: the burst's garbage may
+ *   still be in it, because the process went quiet before a full collection ran (a loaded
+ *   machine, or a burst that ended mid-cycle). One ordinary collection frees it into the pool,
+ *   which the next look returns; live objects only cost that one collection, since the heap
+ *   after it is the new baseline.
+ * - `wait` otherwise.
  */
-export function shouldReturnMemory(sample: MemorySample, held: number, quietMs = QUIET_MS): boolean {
-  if (sample.idleMs < quietMs || sample.utilization >= QUIET_UTILIZATION) return false;
-  return sample.rss - sample.heapTotal - held > SLACK_BYTES;
+export function idleMemoryStep(sample: MemorySample, held: HeldMemory, quietMs = QUIET_MS): 'wait' | 'collect' | 'return' {
+  if (sample.idleMs < quietMs || sample.utilization >= QUIET_UTILIZATION) return 'wait';
+  if (sample.rss - sample.heapTotal - held.outside > SLACK_BYTES) return 'return';
+  return sample.heapTotal - held.heap > SLACK_BYTES ? 'collect' : 'wait';
 }
 
 /** What `returnIdleMemory` watches, and how often. */
@@ -46,7 +59,7 @@ export interface IdleMemoryOptions {
   quietMs?: number;
 }
 
-type CollectGarbage = (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
+type CollectGarbage = (options: { type: 'major'; execution: 'sync'; flavor?: 'last-resort' }) => void;
 
 /**
  * The engine's collector, with its options. Exposing it for one call (and hiding it again)
@@ -71,14 +84,16 @@ function collector(): CollectGarbage {
  * at collections; a process that went quiet collects no more, so that rate stays "high" and the
  * reducer never runs: a web that took one burst of traffic kept its peak (hundreds of MB) for
  * good. Here, an idle process whose resident memory outside the heap grew runs one such
- * collection (the engine's "last resort": several full collections that release the pool).
+ * collection (the engine's "last resort": several full collections that release the pool); one
+ * whose heap grew first runs an ordinary collection, so its garbage reaches the pool (see
+ * {@link idleMemoryStep}).
  * It stops the event loop while it runs (0.2–0.35 s measured on a web after a burst of load;
  * most of it is giving the pages back), which is why it waits until no new work has started
  * for `quietMs`: after a shorter wait, a return ran just as the next burst's first request came.
  */
 export function returnIdleMemory(log: Logger, { activity, everyMs = CHECK_EVERY_MS, quietMs = QUIET_MS }: IdleMemoryOptions): { stop(): void } {
   const collect = collector();
-  let held = 0;
+  let held: HeldMemory = { outside: 0, heap: 0 };
   let seen = activity();
   let workedAt = performance.now();
   let previous = performance.eventLoopUtilization();
@@ -93,12 +108,16 @@ export function returnIdleMemory(log: Logger, { activity, everyMs = CHECK_EVERY_
     const { utilization } = performance.eventLoopUtilization(current, previous);
     previous = current;
     const { rss, heapTotal } = process.memoryUsage();
-    if (!shouldReturnMemory({ rss, heapTotal, utilization, idleMs: now - workedAt }, held, quietMs)) return;
-    collect({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+    const step = idleMemoryStep({ rss, heapTotal, utilization, idleMs: now - workedAt }, held, quietMs);
+    if (step === 'wait') return;
+    collect(step === 'return' ? { type: 'major', execution: 'sync', flavor: 'last-resort' } : { type: 'major', execution: 'sync' });
     const after = process.memoryUsage();
-    held = after.rss - after.heapTotal;
+    // What an ordinary collection freed is pooled outside the heap now: the next look returns it.
+    held = { outside: step === 'return' ? after.rss - after.heapTotal : held.outside, heap: after.heapTotal };
     previous = performance.eventLoopUtilization();
-    log.info({ rss_before: rss, rss_after: after.rss, pause_ms: Math.round(performance.now() - now) }, 'returned idle memory');
+    const figures = { rss_before: rss, rss_after: after.rss, heap_before: heapTotal, heap_after: after.heapTotal, pause_ms: Math.round(performance.now() - now) };
+    if (step === 'return') log.info(figures, 'returned idle memory');
+    else log.debug(figures, 'collected idle heap');
   }, everyMs);
   // Never keeps the process alive.
   timer.unref();
