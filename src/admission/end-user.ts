@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { GatewayError } from '../platform/errors/index.js';
 
 /** Longest end-user id accepted (OpenAI's `user` has no documented limit; ids are short). */
@@ -9,7 +9,7 @@ export const MAX_END_USER_LENGTH = 256;
  * so any id (any length or characters) makes a short key that never contains a separator.
  */
 export function endUserTag(endUser: string): string {
-  return createHash('sha256').update(endUser).digest('base64url').slice(0, 22);
+  return hash('sha256', endUser, 'base64url').slice(0, 22);
 }
 
 /** 400 for a key with end-user limits called without naming its end user. */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalJson } from '../platform/util/index.js';
 import type { ChainHead } from '../accounts/index.js';
 import type { LedgerDoc } from './ledger-types.js';
@@ -24,7 +24,7 @@ export function canonicalEntry(entry: object): string {
 
 /** SHA-256 (hex) of an entry's canonical form. */
 export function entryHash(entry: object): string {
-  return createHash('sha256').update(canonicalEntry(entry)).digest('hex');
+  return hash('sha256', canonicalEntry(entry), 'hex');
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 const PREFIX = 'sk-fbx-';
 const RAW_KEY = /^sk-fbx-[A-Za-z0-9_-]{43}$/;
@@ -12,7 +12,7 @@ export interface MintedSecret {
 
 /** SHA-256 of a raw key, hex; the only form in which keys are stored. */
 export function hashKey(raw: string): string {
-  return createHash('sha256').update(raw).digest('hex');
+  return hash('sha256', raw, 'hex');
 }
 
 /** True when the string has the shape of a Farebox key (checked before any lookup). */
