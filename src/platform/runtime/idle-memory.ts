@@ -36,8 +36,8 @@ export interface HeldMemory {
  * What one look decides, once no new work has started for `quietMs` and the loop is quiet (a
  * long request or an open stream may still run):
  * - `return` when resident memory outside the committed heap grew by the slack since the last
- *   return. That is what V8 keeps pooled after a burst (plus the binary and the
- *   allocator's own); the new space or live objects growing never count as it.
+ *   return. That is what V8 keeps pooled after a burst (plus the binary and the allocator's
+ *   own); the new space or live objects growing never count as it.
  * - `collect` when, instead, the committed heap itself grew by the slack: the burst's garbage may
  *   still be in it, because the process went quiet before a full collection ran (a loaded
  *   machine, or a burst that ended mid-cycle). One ordinary collection frees it into the pool,
@@ -87,9 +87,10 @@ function collector(): CollectGarbage {
  * collection (the engine's "last resort": several full collections that release the pool); one
  * whose heap grew first runs an ordinary collection, so its garbage reaches the pool (see
  * {@link idleMemoryStep}).
- * It stops the event loop while it runs (0.2–0.35 s measured on a web after a burst of load;
- * most of it is giving the pages back), which is why it waits until no new work has started
- * for `quietMs`: after a shorter wait, a return ran just as the next burst's first request came.
+ * Either stops the event loop while it runs (a return 0.26–0.57 s on webs after a burst of load,
+ * most of it giving the pages back; an ordinary collection 0.1–0.18 s), which is why both wait
+ * until no new work has started for `quietMs`: after a shorter wait, a return ran just as the
+ * next burst's first request came.
  */
 export function returnIdleMemory(log: Logger, { activity, everyMs = CHECK_EVERY_MS, quietMs = QUIET_MS }: IdleMemoryOptions): { stop(): void } {
   const collect = collector();
