@@ -76,6 +76,11 @@ function collector(): CollectGarbage {
   }
 }
 
+/** A process's memory as held: outside its committed heap, and the heap. */
+function heldIn(usage: { rss: number; heapTotal: number }): HeldMemory {
+  return { outside: usage.rss - usage.heapTotal, heap: usage.heapTotal };
+}
+
 /**
  * Gives the memory a burst took back to the system once the process is idle again.
  *
@@ -97,8 +102,7 @@ export function returnIdleMemory(log: Logger, { activity, everyMs = CHECK_EVERY_
   // What the process holds as it starts counts as held: only what a burst adds is returned. (From
   // zero, an idle worker, whose native libraries alone are 140 MB outside the heap, paused for
   // 0.7 s to give back 5 MB.)
-  const start = process.memoryUsage();
-  let held: HeldMemory = { outside: start.rss - start.heapTotal, heap: start.heapTotal };
+  let held = heldIn(process.memoryUsage());
   let seen = activity();
   let workedAt = performance.now();
   let previous = performance.eventLoopUtilization();
@@ -118,7 +122,7 @@ export function returnIdleMemory(log: Logger, { activity, everyMs = CHECK_EVERY_
     collect(step === 'return' ? { type: 'major', execution: 'sync', flavor: 'last-resort' } : { type: 'major', execution: 'sync' });
     const after = process.memoryUsage();
     // What an ordinary collection freed is pooled outside the heap now: the next look returns it.
-    held = { outside: step === 'return' ? after.rss - after.heapTotal : held.outside, heap: after.heapTotal };
+    held = step === 'return' ? heldIn(after) : { ...held, heap: after.heapTotal };
     previous = performance.eventLoopUtilization();
     const figures = { rss_before: rss, rss_after: after.rss, heap_before: heapTotal, heap_after: after.heapTotal, pause_ms: Math.round(performance.now() - now) };
     if (step === 'return') log.info(figures, 'returned idle memory');
