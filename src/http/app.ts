@@ -10,6 +10,8 @@ import { requireContentType } from './middleware/require-content-type.js';
 import { routeFamilies, type RouteOptions } from './routes/route-families.js';
 import type { GatewayState } from './state.js';
 import { traceRequests } from './middleware/trace-requests.js';
+import { keepAlive } from './middleware/keep-alive.js';
+import { KeepAliveClock } from './edge/keep-alive.js';
 
 /**
  * What a process may add to its deps: a live-usage reader and document-fetch overrides, and
@@ -50,6 +52,7 @@ export function createApp(deps: Deps, extensions: AppExtensions = {}): Koa<Gatew
   app.use(edge(deps));
   app.use(traceRequests(deps.requests));
   app.use(errorBoundary(deps.log, { drainBytes: Math.max(4 * deps.config.limits.jsonBodyBytes, MIN_DRAIN_BYTES) }));
+  app.use(keepAlive(new KeepAliveClock(deps.config.keepAlive)));
   app.use(requireContentType({ multipartPaths: MULTIPART_PATHS }));
   app.use(jsonBody({ limitBytes: deps.config.limits.jsonBodyBytes }));
   app.use(consoleSessionMiddleware(deps));

@@ -19,13 +19,16 @@ returnIdleMemory(log, { activity: () => http.started });
 
 onShutdown(log, { graceMs: config.shutdownGraceMs }, () => [
   {
-    // Stop accepting, let in-flight requests (streams included) finish; what is left is cut.
+    // Stop accepting, let in-flight requests (streams included) and async jobs finish; what is
+    // left is cut (an async job cut is released uncharged and answers 503 to its poller).
     name: 'drain http',
     timeoutMs: Math.max(0, config.shutdownGraceMs - STORE_CLOSE_RESERVE_MS),
     run: async (report) => {
-      const cut = await http.drain(Math.max(0, config.shutdownGraceMs - STORE_CLOSE_RESERVE_MS - 100));
+      const within = Math.max(0, config.shutdownGraceMs - STORE_CLOSE_RESERVE_MS - 600);
+      const [cut, jobsCut] = await Promise.all([http.drain(within), deps.jobs?.async.drain(within) ?? 0]);
       report.note('streams cut', cut.streamsCut);
       report.note('requests cut', cut.requestsCut);
+      report.note('async jobs cut', jobsCut);
     },
     onCut: (report) => report.note('requests cut', http.inFlight),
   },

@@ -2,6 +2,7 @@ import type { ParameterizedContext } from 'koa';
 import type { ConsoleSessionLoader } from '../console/index.js';
 import type { KeyDoc } from '../accounts/index.js';
 import type { DeferredRate } from '../admission/index.js';
+import type { KeepAliveClock, KeptAnswer } from './edge/keep-alive.js';
 
 /** Per-request state set by middleware. */
 export interface GatewayState {
@@ -12,6 +13,10 @@ export interface GatewayState {
   consoleSession?: ConsoleSessionLoader;
   /** The request's RPM check while admission has yet to run it (set by `deferredRateLimit`). */
   rate?: DeferredRate;
+  /** The process's keep-alive clock (set by `keepAlive`): streams' heartbeats and early commits. */
+  keepAlive?: KeepAliveClock;
+  /** This request's early commit, when it may be slow (set by `keepAlive` on POSTs). */
+  kept?: KeptAnswer;
 }
 
 /** The Koa context every gateway handler receives. */

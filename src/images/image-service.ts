@@ -24,6 +24,8 @@ export interface ImageCaller {
   requestId: string;
   /** Fires when the client goes away. */
   signal: AbortSignal;
+  /** Told once the job is queued (see RunOptions.onQueued). */
+  onQueued?: () => void;
 }
 
 type JobSpec = Pick<ImageGenerateJob, 'op' | 'params'> | Pick<ImageEditJob, 'op' | 'params' | 'images' | 'mask'>;
@@ -81,7 +83,7 @@ async function runImages(
   const created = Math.floor(deps.clock().getTime() / 1000);
   const timeoutMs = deps.config.jobTimeoutMs;
   const data = { ...jobBase(requestId, key, model, timeoutMs), ...spec } as ImageGenerateJob | ImageEditJob;
-  const { result, cost } = await runMeteredJob(deps.jobs, ticket, { queue: 'images', data, inputs, attempts: deps.requests?.draft(requestId) }, { timeoutMs, signal });
+  const { result, cost } = await runMeteredJob(deps.jobs, ticket, { queue: 'images', data, inputs, attempts: deps.requests?.draft(requestId) }, { timeoutMs, signal, onQueued: caller.onQueued });
   return imagesResponse(created, result, cost);
 }
 

@@ -24,6 +24,8 @@ export interface OcrCaller {
   key: KeyDoc;
   requestId: string;
   signal: AbortSignal;
+  /** Told once the job is queued (see RunOptions.onQueued). */
+  onQueued?: () => void;
 }
 
 /**
@@ -109,7 +111,7 @@ export async function recognizeDocument(deps: QueuedServiceDeps, caller: OcrCall
     options: request.options,
   };
   const inputs = [{ name: 'document', data: input.data }];
-  const { result, cost } = await runMeteredJob(deps.jobs, ticket, { queue: 'ocr', data, inputs, attempts: deps.requests?.draft(requestId) }, { timeoutMs, signal });
+  const { result, cost } = await runMeteredJob(deps.jobs, ticket, { queue: 'ocr', data, inputs, attempts: deps.requests?.draft(requestId) }, { timeoutMs, signal, onQueued: caller.onQueued });
   return {
     model: entry.id,
     pages: result.pages,

@@ -2,12 +2,14 @@
  * BullMQ queues: job models, payload storage and waiting for a job's answer.
  * This file is the module's face: code outside the module imports from here only.
  */
+export { type AsyncAnswer, AsyncJobs, type AsyncJobView } from './async-jobs.js';
 export { isPlainBase64, isQuotableAscii } from './detached-strings.js';
 export type { QueueObserver } from './job-awaiter.js';
 export { encodeJobError, isJobErrorReason, isTransient } from './job-error.js';
 export { jobRoutes } from './job-model.js';
 export { imagePrice, ocrPrice } from './job-price.js';
 export { JobQueue, type JobQueueOptions } from './job-queue.js';
+export { retryFits } from './job-retry.js';
 export type { JobTiming } from './job-reply.js';
 export type {
   AnyJobData,

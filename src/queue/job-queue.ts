@@ -10,6 +10,7 @@ import { PayloadStore, type PayloadInput } from './payload-store.js';
 import { closeConnection, settleWithin } from './queue-connections.js';
 import { QUEUE_NAMES, queuePrefix, type QueueName } from './queue-names.js';
 import { traceCarrier } from '../platform/tracing/index.js';
+import { AsyncJobs } from './async-jobs.js';
 
 /** Retry policy shared by every job: transient failures back off 0.5 s, 1 s; others fail at once. */
 export const JOB_OPTIONS: JobsOptions = {
@@ -36,6 +37,8 @@ export interface RunOptions {
   timeoutMs: number;
   /** Fires when the client goes away. */
   signal?: AbortSignal;
+  /** Told once the job is in the queue (an async request is answered 202 then). */
+  onQueued?: () => void;
 }
 
 /**
@@ -50,6 +53,8 @@ export class JobQueue {
     readonly store: PayloadStore,
     private readonly awaiter: JobAwaiter,
     private readonly replyChannel: string,
+    /** Jobs answered 202 and run on by this process (`Prefer: respond-async`). */
+    readonly async: AsyncJobs,
   ) {}
 
   /** Connects the producers and the reply listener and waits until it listens. */
@@ -79,7 +84,9 @@ export class JobQueue {
       const reply = decodeReply(message);
       if (reply) awaiter.deliver(reply);
     });
-    return new JobQueue(queues, connections, store, awaiter, replyChannel);
+    const started = async (name: QueueName, id: string): Promise<boolean> => (await (await queues[name].getJob(id))?.getState()) === 'active';
+    const async = new AsyncJobs(producer, config.redisPrefix, config.jobResultTtlMs, started, log);
+    return new JobQueue(queues, connections, store, awaiter, replyChannel, async);
   }
 
   /** Shows this process's queues and the timings of the jobs it waits for in `metrics`. */
@@ -105,6 +112,7 @@ export class JobQueue {
     try {
       await this.store.putInputs(id, inputs, options.timeoutMs + PAYLOAD_GRACE_MS);
       await this.queues[queue].add(data.op, { ...data, replyTo: this.replyChannel, trace: traceCarrier() }, { jobId: id });
+      options.onQueued?.();
     } catch (err) {
       pending.cancel();
       await this.store.clear(id, inputNames).catch(() => undefined);

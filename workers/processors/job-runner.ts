@@ -9,6 +9,7 @@ import {
   type JobSummary,
   type PayloadStore,
   type QueueName,
+  retryFits,
 } from '../../src/queue/index.js';
 import type { ImageFile, ProviderRegistry } from '../../src/providers/index.js';
 import { inRemoteSpan } from '../../src/platform/tracing/index.js';
@@ -43,11 +44,10 @@ class PermanentJobError extends Error {
 /** How long a stored output outlives the job's deadline. */
 const RESULT_GRACE_MS = 60_000;
 
-function jobFailure(thrown: unknown, abandoned: boolean, attempts: AttemptList): Error {
+function jobFailure(thrown: unknown, retry: boolean, attempts: AttemptList): Error {
   if (thrown instanceof PermanentJobError) return new UnrecoverableError(encodeJobError(thrown.error, attempts.attempts));
   const err = classifyError(thrown);
-  // A cancelled or timed-out job has nobody waiting: retrying would only burn upstream money.
-  if (abandoned || !isTransient(err)) return new UnrecoverableError(encodeJobError(err, attempts.attempts));
+  if (!retry || !isTransient(err)) return new UnrecoverableError(encodeJobError(err, attempts.attempts));
   return new Error(encodeJobError(err, attempts.attempts));
 }
 
@@ -127,7 +127,10 @@ async function runJobUntraced(job: Job<AnyJobData>, ctx: ProcessorContext, work:
     if (!stored) throw abandonedError();
     return done.summary;
   } catch (thrown) {
-    const failure = jobFailure(thrown, abandoned, attempts);
+    // A cancelled or timed-out job has nobody waiting: retrying would only burn upstream money;
+    // a slow failure is answered now rather than tried again (see retryFits).
+    const retry = !abandoned && retryFits({ queuedAt: job.timestamp, startedAt: timingOf(job).startedAt, deadline }, Date.now());
+    const failure = jobFailure(thrown, retry, attempts);
     ctx.log.info({ request_id: requestId, queue: job.queueName, attempt: job.attemptsMade + 1, reason: failure.message }, 'job attempt failed');
     // A failure BullMQ will not retry ends the web's wait now; one it retries is not news.
     if (failure instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {

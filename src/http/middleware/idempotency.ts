@@ -39,12 +39,14 @@ function replay(ctx: GatewayContext, stored: StoredResponse): void {
 }
 
 /** The response a handler produced, as text, or undefined when it cannot be kept. */
-function produced(ctx: GatewayContext, streamed: string | undefined, streamedBytes: number): StoredResponse | undefined {
-  const status = ctx.respond === false ? ctx.res.statusCode : ctx.status;
-  const contentType = String(ctx.respond === false ? (ctx.res.getHeader('content-type') ?? 'text/event-stream') : ctx.response.type || 'application/json');
+function produced(ctx: GatewayContext, streamedText: string | undefined, streamedBytes: number): StoredResponse | undefined {
+  // An answer committed early (see KeptAnswer) still has its body in ctx.body, like any other.
+  const streamed = ctx.respond === false && ctx.state.kept?.committed !== true;
+  const status = streamed ? ctx.res.statusCode : ctx.status;
+  const contentType = String(streamed ? (ctx.res.getHeader('content-type') ?? 'text/event-stream') : ctx.response.type || 'application/json');
   const requestId = ctx.state.requestId;
   // A stream over the bound is still recorded as done (it was charged), without its body.
-  if (ctx.respond === false) return streamed === undefined ? { status, contentType, body: '', requestId, oversize: streamedBytes } : { status, contentType, body: streamed, requestId };
+  if (streamed) return streamedText === undefined ? { status, contentType, body: '', requestId, oversize: streamedBytes } : { status, contentType, body: streamedText, requestId };
   const body: unknown = ctx.body;
   if (typeof body === 'string') return { status, contentType, body, requestId };
   if (Buffer.isBuffer(body)) return { status, contentType, body: body.toString('utf8'), requestId };

@@ -22,6 +22,7 @@ import { managementRoutes } from './keys/management-routes.js';
 import { messagesRoutes } from './messages/messages-routes.js';
 import { modelsRoutes } from './models/models-routes.js';
 import { ocrRoutes } from './ocr/ocr-routes.js';
+import { jobsRoutes } from './jobs/jobs-routes.js';
 import { quoteRoutes } from './quote/quote-routes.js';
 import { receiptsRoutes } from './receipts/receipts-routes.js';
 import { requestsRoutes } from './requests/requests-routes.js';
@@ -69,6 +70,7 @@ export const ROUTE_FAMILIES: readonly RouteFamily[] = [
   { name: 'embeddings', mount: (deps) => embeddingsRoutes(deps) },
   { name: 'images', mount: (deps) => mapDefined(queued(deps), imagesRoutes) },
   { name: 'ocr', mount: (deps) => mapDefined(queued(deps), ocrRoutes) },
+  { name: 'jobs', mount: (deps) => mapDefined(queued(deps), jobsRoutes) },
   { name: 'health', mount: (deps) => healthRoutes(deps) },
   { name: 'openapi', mount: () => openApiRoutes() },
   { name: 'models', mount: (deps) => modelsRoutes(deps.catalog, deps.providers) },

@@ -38,8 +38,13 @@ const schema = z
     UPLOAD_FILE_LIMIT_BYTES: int(8 * 1024 * 1024, 1024),
     UPSTREAM_CONNECT_TIMEOUT_MS: int(10_000, 1),
     UPSTREAM_FIRST_BYTE_TIMEOUT_MS: int(120_000, 1),
-    UPSTREAM_IDLE_TIMEOUT_MS: int(60_000, 1),
+    // Five minutes: a reasoning model may think for minutes without a token, and the client's
+    // connection is kept alive by heartbeats meanwhile (STREAM_HEARTBEAT_MS).
+    UPSTREAM_IDLE_TIMEOUT_MS: int(300_000, 1),
     JOB_TIMEOUT_MS: int(180_000, 1),
+    JOB_RESULT_TTL_MS: int(3_600_000, 1_000),
+    EARLY_COMMIT_MS: int(20_000, 0),
+    STREAM_HEARTBEAT_MS: int(15_000, 10),
     HOLD_TTL_SECONDS: int(600, 1),
     MAX_REQUEST_SECONDS: int(3600, 1),
     USAGE_GRACE_MS: int(5_000, 0),
@@ -116,6 +121,10 @@ export interface Config {
   readonly limits: { readonly jsonBodyBytes: number; readonly uploadFileBytes: number };
   readonly upstream: { readonly connectMs: number; readonly firstByteMs: number; readonly idleMs: number };
   readonly jobTimeoutMs: number;
+  /** How long an async job's answer (`Prefer: respond-async`) stays readable at `/v1/jobs/{id}`. */
+  readonly jobResultTtlMs: number;
+  /** Keeping slow answers alive behind proxies with first-byte and idle limits (see KeepAliveSettings). */
+  readonly keepAlive: KeepAliveSettings;
   readonly holdTtlSeconds: number;
   /** Token counts (`count_tokens`, `input_tokens`) one key may ask for per minute: never charged, so limited on their own. */
   readonly countTokensRpm: number;
@@ -198,6 +207,17 @@ export interface WebhookSettings {
   readonly concurrency: number;
 }
 
+/**
+ * Slow answers behind a proxy (Heroku's router: a first byte within 30 s, then one every 55 s):
+ * a request still waiting after `earlyCommitMs` is committed as 200 (0: never), and a committed
+ * answer that has sent nothing for `heartbeatMs` gets a heartbeat in its own form (an SSE
+ * comment or ping for streams, whitespace before a JSON body).
+ */
+export interface KeepAliveSettings {
+  readonly earlyCommitMs: number;
+  readonly heartbeatMs: number;
+}
+
 /** When a charge is acknowledged: committed in MongoDB, or fsync'd to the local spool. */
 export type LedgerAck = 'commit' | 'local';
 
@@ -257,6 +277,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       idleMs: e.UPSTREAM_IDLE_TIMEOUT_MS,
     },
     jobTimeoutMs: e.JOB_TIMEOUT_MS,
+    jobResultTtlMs: e.JOB_RESULT_TTL_MS,
+    keepAlive: { earlyCommitMs: e.EARLY_COMMIT_MS, heartbeatMs: e.STREAM_HEARTBEAT_MS },
     holdTtlSeconds: e.HOLD_TTL_SECONDS,
     countTokensRpm: e.COUNT_TOKENS_RPM,
     requestTiming: { maxRequestMs: e.MAX_REQUEST_SECONDS * 1000, usageGraceMs: e.USAGE_GRACE_MS, usageGraceMaxStreams: e.USAGE_GRACE_MAX_STREAMS },

@@ -1,5 +1,6 @@
 import { Router } from '@koa/router';
-import { type ChatFront, type ChatServiceDeps, doorFront, runChatFront } from '../../../chat/index.js';
+import { type ChatDoor, type ChatFront, type ChatServiceDeps, doorFront, doorStreamForm, runChatFront } from '../../../chat/index.js';
+import { classifyError } from '../../../platform/errors/index.js';
 import { clientChannel } from '../../sse/client-channel.js';
 import { inferenceGuards, type InferenceGuardDeps } from '../inference-guards.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';
@@ -7,16 +8,34 @@ import { requireKey, type GatewayContext, type GatewayState } from '../../state.
 /** What the chat front doors need: the chat service's deps and the inference guards'. */
 export interface ChatRouteDeps extends ChatServiceDeps, InferenceGuardDeps {}
 
-/** Runs a front door's request through the one chat path; sets the body unless it streamed. */
-export async function serveChatFront(deps: ChatRouteDeps, ctx: GatewayContext, front: ChatFront): Promise<void> {
+/** What a door's body says of itself: whether it streams, and the model it names. */
+function bodyFacts(body: unknown): { stream: boolean; model: string } {
+  const fields = typeof body === 'object' && body !== null ? (body as { stream?: unknown; model?: unknown }) : {};
+  return { stream: fields.stream === true, model: typeof fields.model === 'string' ? fields.model : '' };
+}
+
+/**
+ * Runs a front door's request through the one chat path; sets the body unless it streamed. A
+ * stream committed early that then fails before any answer ends with the door's error events
+ * (and the error still goes up, so the error boundary logs it).
+ */
+export async function serveChatFront(deps: ChatRouteDeps, ctx: GatewayContext, door: ChatDoor, front: ChatFront): Promise<void> {
   const request = { key: requireKey(ctx), requestId: ctx.state.requestId, rate: ctx.state.rate };
-  const answer = await runChatFront(deps, request, clientChannel(ctx), front);
-  if (answer !== undefined) ctx.body = answer;
+  const form = doorStreamForm(door);
+  const { stream, model } = bodyFacts(ctx.request.body);
+  const channel = clientChannel(ctx, form, stream);
+  try {
+    const answer = await runChatFront(deps, request, channel, front);
+    if (answer !== undefined) ctx.body = answer;
+  } catch (err) {
+    if (stream) await channel.events.fail(classifyError(err), form, model);
+    throw err;
+  }
 }
 
 /** `POST /v1/chat/completions`. */
 export function chatRoutes(deps: ChatRouteDeps): Router<GatewayState> {
   const router = new Router<GatewayState>({ prefix: '/v1' });
-  router.post('/chat/completions', ...inferenceGuards(deps), (ctx) => serveChatFront(deps, ctx, doorFront(deps, 'chat/completions', ctx.request.body)));
+  router.post('/chat/completions', ...inferenceGuards(deps), (ctx) => serveChatFront(deps, ctx, 'chat/completions', doorFront(deps, 'chat/completions', ctx.request.body)));
   return router;
 }

@@ -3,15 +3,15 @@ import { Router } from '@koa/router';
 import type { Middleware } from 'koa';
 import { EDIT_FILE_FIELDS, editImages, generateImages, imagesBody, type ImagesResponse, MAX_EDIT_IMAGES, type MultipartForm } from '../../../images/index.js';
 import type { KeyAuthenticator } from '../../../accounts/index.js';
-import type { QueuedServiceDeps } from '../../../queue/index.js';
+import type { AsyncAnswer, QueuedServiceDeps } from '../../../queue/index.js';
 import type { CeilingRegistry } from '../../../quote/index.js';
 import { parseUsdAmount } from '../../../billing/index.js';
 import type { IdempotencyStore } from '../../../platform/idempotency/index.js';
 import { authenticate } from '../../middleware/authenticate.js';
 import { idempotency } from '../../middleware/idempotency.js';
 import { costCeiling } from '../../middleware/cost-ceiling.js';
-import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';
-import { abortOnClose } from '../../edge/abort-on-close.js';
+import type { GatewayContext, GatewayState } from '../../state.js';
+import { serveQueued } from '../jobs/queued-answer.js';
 import { parseMultipart } from './parse-multipart.js';
 
 /** What the queue-backed routes need: the services' deps, key auth and the RPM middleware. */
@@ -48,20 +48,9 @@ async function readEditForm(ctx: GatewayContext, fileBytes: number): Promise<Mul
   }
 }
 
-/** Runs a handler with an abort signal that fires when the client goes away. */
-async function withClient<T>(ctx: GatewayContext, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const client = abortOnClose(ctx.res);
-  try {
-    return await run(client.signal);
-  } finally {
-    client.dispose();
-  }
-}
-
-/** Answers with the images as JSON bytes (see imagesBody): megabytes of base64 are not stringified. */
-function answer(ctx: GatewayContext, response: ImagesResponse): void {
-  ctx.type = 'application/json';
-  ctx.body = imagesBody(response);
+/** The images as JSON bytes (see imagesBody): megabytes of base64 are not stringified. */
+function answer(response: ImagesResponse): AsyncAnswer {
+  return { status: 200, body: imagesBody(response) };
 }
 
 /**
@@ -72,8 +61,8 @@ export function imagesRoutes(deps: QueuedRouteDeps): Router<GatewayState> {
   const router = new Router<GatewayState>({ prefix: '/v1' });
   const auth = authenticate(deps.keyAuth, ['inference']);
   router.post('/images/generations', auth, deps.rateLimit, idempotency(deps.idempotency), costCeiling(deps.ceilings), async (ctx) => {
-    const caller = { key: requireKey(ctx), requestId: ctx.state.requestId };
-    answer(ctx, await withClient(ctx, (signal) => generateImages(deps, { ...caller, signal }, ctx.request.body)));
+    const body = ctx.request.body;
+    await serveQueued(ctx, deps.jobs, 'images', async (call) => answer(await generateImages(deps, call, body)));
   });
   // The form is read once, before the idempotency check, which identifies it by its fields and
   // the SHA-256 of each file (a retry's multipart boundary differs, its content does not).
@@ -96,9 +85,8 @@ export function imagesRoutes(deps: QueuedRouteDeps): Router<GatewayState> {
     return { fields: form.fields, files: form.files.map((f) => ({ field: f.field, filename: f.filename, sha256: createHash('sha256').update(f.data).digest('hex') })) };
   };
   router.post('/images/edits', auth, deps.rateLimit, idempotency(deps.idempotency, { content: editContent }), costCeiling(deps.ceilings), async (ctx) => {
-    const caller = { key: requireKey(ctx), requestId: ctx.state.requestId };
     const form = await formOf(ctx);
-    answer(ctx, await withClient(ctx, (signal) => editImages(deps, { ...caller, signal }, form)));
+    await serveQueued(ctx, deps.jobs, 'images', async (call) => answer(await editImages(deps, call, form)));
   });
   return router;
 }

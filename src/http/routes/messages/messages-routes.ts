@@ -10,7 +10,7 @@ export function messagesRoutes(deps: ChatRouteDeps): Router<GatewayState> {
   const router = new Router<GatewayState>({ prefix: '/v1' });
   router.post('/messages', anthropicErrors(deps.log), apiKeyHeader(), ...inferenceGuards(deps), (ctx) => {
     const beta = ctx.get('anthropic-beta');
-    return serveChatFront(deps, ctx, doorFront(deps, 'messages', ctx.request.body, beta !== '' ? { beta } : {}));
+    return serveChatFront(deps, ctx, 'messages', doorFront(deps, 'messages', ctx.request.body, beta !== '' ? { beta } : {}));
   });
   return router;
 }

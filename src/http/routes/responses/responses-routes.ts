@@ -7,6 +7,6 @@ import { inferenceGuards } from '../inference-guards.js';
 /** `POST /v1/responses`: OpenAI's Responses API, stateless, over the one chat path. */
 export function responsesRoutes(deps: ChatRouteDeps): Router<GatewayState> {
   const router = new Router<GatewayState>({ prefix: '/v1' });
-  router.post('/responses', ...inferenceGuards(deps), (ctx) => serveChatFront(deps, ctx, doorFront(deps, 'responses', ctx.request.body)));
+  router.post('/responses', ...inferenceGuards(deps), (ctx) => serveChatFront(deps, ctx, 'responses', doorFront(deps, 'responses', ctx.request.body)));
   return router;
 }
