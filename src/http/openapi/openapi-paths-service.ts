@@ -15,18 +15,44 @@ const DOORS: ReadonlyArray<{ path: string; summary: string; spec: string }> = [
   { path: '/v1/ocr', summary: 'OCR of a document or image (Mistral\'s OCR API)', spec: MISTRAL_OCR },
 ];
 
+/** The queue-backed doors, which may answer later at `/v1/jobs/{id}`. */
+const QUEUED: ReadonlySet<string> = new Set(['/v1/images/generations', '/v1/images/edits', '/v1/ocr']);
+
+/** An async job while it is pending (202), as `POST` with `Prefer: respond-async` and `GET /v1/jobs/{id}` show it. */
+const JOB_STATE = object({
+  id: { type: 'string' },
+  object: { const: 'job' },
+  status: { type: 'string', enum: ['queued', 'running'] },
+  kind: { type: 'string', enum: ['images', 'ocr'] },
+  created: { type: 'integer' },
+});
+
+const ASYNC_NOTE =
+  ' With `Prefer: respond-async` (RFC 7240) it answers `202 Accepted` once the job is queued, with `Location: /v1/jobs/{id}`; the same holds, limits and charge apply.';
+
 /** The inference doors, by reference to their vendors' specs. */
 function doorPaths(paths: Paths): void {
   for (const door of DOORS) {
+    const queued = QUEUED.has(door.path);
     add(paths, 'post', door.path, {
       tags: ['Inference'],
       auth: ['key'],
       summary: door.summary,
-      description: `Request and answer follow the vendor's spec (${door.spec}); answers add \`usage.cost\` in USD. See docs/api.md.`,
+      description: `Request and answer follow the vendor's spec (${door.spec}); answers add \`usage.cost\` in USD.${queued ? ASYNC_NOTE : ''} See docs/api.md.`,
       body: { type: 'object' },
       response: { type: 'object' },
+      ...(queued ? { also: { 202: JOB_STATE } } : {}),
     });
   }
+  add(paths, 'get', '/v1/jobs/{id}', {
+    tags: ['Inference'],
+    auth: ['key'],
+    summary: 'An async image or OCR job of the key\'s account',
+    description:
+      '`202` with its state and `Retry-After` while it is queued or running; once done, the answer the synchronous call would have given (its status and body), for `JOB_RESULT_TTL_MS` (default 1 h). Another account\'s job, or an expired one, is a 404.',
+    response: { type: 'object' },
+    also: { 202: JOB_STATE },
+  });
 }
 
 /** The public catalog, health, metrics, the console's session and this document. */

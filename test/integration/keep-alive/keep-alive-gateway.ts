@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { startFakeOpenAiImages, type FakeOpenAiImages } from '../../fixtures/upstreams/fake-openai-images.js';
 import { startFakeMistralOcr, type FakeMistralOcr } from '../../fixtures/upstreams/fake-mistral-ocr.js';
 import { startFakeOpenAi, type FakeUpstream } from '../../fixtures/upstreams/fake-openai.js';
-import { adminClient } from '../../helpers/admin-client.js';
+import { adminClient, call } from '../../helpers/admin-client.js';
 import { startHerokuRouter, type HerokuRouter } from '../../helpers/heroku-router.js';
 import { startQueueGateway, type QueueGateway } from '../queue/queue-gateway.js';
 
@@ -33,6 +33,12 @@ export interface KeepAliveSetup {
   q: QueueGateway;
   router: HerokuRouter;
   slow: SlowUpstreams;
+  /**
+   * A funded key whose account has made a chat and an image request: a cold process's first
+   * paid request takes about a second (code loaded, mirrors built), which the scaled early
+   * commit (1 s) would otherwise count as a slow answer.
+   */
+  warmKey(usd?: number): Promise<{ accountId: string; raw: string }>;
   close(): Promise<void>;
 }
 
@@ -97,6 +103,15 @@ export async function startKeepAliveSetup(env: Record<string, string> = {}): Pro
     q,
     router,
     slow,
+    async warmKey(usd = 20) {
+      const key = await q.fundedKey(usd);
+      const paths: Array<[string, Record<string, unknown>]> = [
+        ['/v1/chat/completions', { model: 'local/echo', messages: [{ role: 'user', content: 'warm up' }] }],
+        ['/v1/images/generations', { model: 'local/canvas-image', prompt: 'warm up', size: '64x64' }],
+      ];
+      for (const [path, body] of paths) await call(q.gw.url, 'POST', path, { token: key.raw, body });
+      return key;
+    },
     async close() {
       await router.close();
       await q.close();

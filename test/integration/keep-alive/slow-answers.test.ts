@@ -15,7 +15,7 @@ let openai: OpenAI;
 
 beforeAll(async () => {
   setup = await startKeepAliveSetup();
-  key = await setup.q.fundedKey(20);
+  key = await setup.warmKey();
   openai = new OpenAI({ apiKey: key.raw, baseURL: `${setup.router.url}/v1`, maxRetries: 0 });
 }, 120_000);
 afterAll(async () => {
