@@ -4,6 +4,7 @@ import { startTracing, stopTracing } from '../src/platform/tracing/index.js';
 import { startWorkers } from './start-workers.js';
 import { openMongo } from '../src/platform/db/index.js';
 import { startWebhookWorker } from './start-webhook-worker.js';
+import { JudoscaleReporter } from '../src/queue/index.js';
 
 // Image and OCR jobs need only the configuration, the provider adapters and Redis: jobs carry
 // the catalog entry they were admitted with, and the web charges. No ledger or admission.
@@ -16,6 +17,8 @@ const providers = await buildProviderRegistry(config, ['jobs']);
 const workers = await startWorkers({ config, log, providers });
 const mongo = openMongo(config.mongoUri, config.mongoDb);
 const webhooks = await startWebhookWorker(config, mongo, log);
+// Off unless JUDOSCALE_URL is set (the Judoscale add-on sets it): queue latency for its autoscaler.
+const judoscale = JudoscaleReporter.start(config.judoscale, config.redis, config.redisPrefix, log);
 log.info({ concurrency: config.workerConcurrency, queues: [...workers.names, 'webhooks'] }, 'worker started');
 returnIdleMemory(log, { activity: () => workers.jobs.started });
 
@@ -37,7 +40,11 @@ onShutdown(log, { graceMs: config.shutdownGraceMs }, () => [
     },
     onCut: (report) => report.note('jobs left to stall recovery', workers.jobs.size),
   },
-  { name: 'close queue connections', timeoutMs: 1_500, run: async () => void (await Promise.all([workers.disconnect(), webhooks.disconnect()])) },
+  {
+    name: 'close queue connections',
+    timeoutMs: 1_500,
+    run: async () => void (await Promise.all([workers.disconnect(), webhooks.disconnect(), judoscale?.stop()])),
+  },
   { name: 'close MongoDB', timeoutMs: 1_000, run: () => mongo.close() },
   { name: 'close upstream agents', timeoutMs: 500, run: () => closeUpstreamAgents() },
   { name: 'flush traces', timeoutMs: 1_000, run: () => stopTracing() },

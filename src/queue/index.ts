@@ -10,6 +10,7 @@ export { jobRoutes } from './job-model.js';
 export { imagePrice, ocrPrice } from './job-price.js';
 export { JobQueue, type JobQueueOptions } from './job-queue.js';
 export { retryFits } from './job-retry.js';
+export { JudoscaleReporter } from './judoscale-reporter.js';
 export type { JobTiming } from './job-reply.js';
 export type {
   AnyJobData,

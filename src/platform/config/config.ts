@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { packageRoot } from './package-root.js';
@@ -84,6 +85,9 @@ const schema = z
     WEBHOOK_TIMEOUT_MS: int(10_000, 1),
     WEBHOOK_SWEEP_MS: int(60_000, 100),
     WEBHOOK_CONCURRENCY: int(8, 1),
+    JUDOSCALE_URL: z.url({ protocol: /^https?$/ }).optional(),
+    // Heroku names each dyno (`worker.1`); elsewhere the host name stands in.
+    DYNO: z.string().min(1).max(100).optional(),
   })
   .superRefine((env, ctx) => {
     if (!env.REDIS_URL && !env.REDIS_CLUSTER_NODES) {
@@ -164,6 +168,8 @@ export interface Config {
   readonly tracing: TracingSettings;
   /** Webhook delivery (see WebhookSettings). */
   readonly webhooks: WebhookSettings;
+  /** Queue metrics for Judoscale's autoscaler, reported by workers when `url` (`JUDOSCALE_URL`) is set. */
+  readonly judoscale: { readonly url: string | undefined; readonly container: string };
   /** Provider secrets by variable name, as named by the providers file. */
   readonly secrets: Readonly<Record<string, string | undefined>>;
 }
@@ -299,6 +305,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       sweepMs: e.WEBHOOK_SWEEP_MS,
       concurrency: e.WEBHOOK_CONCURRENCY,
     },
+    judoscale: { url: e.JUDOSCALE_URL, container: e.DYNO ?? hostname() },
     secrets: Object.freeze({ ...present }),
   };
 }
