@@ -20,7 +20,7 @@ import {
   SpoolBeacon,
   SpoolingLedger,
 } from './ledger/index.js';
-import { createAdmission, type RedisAdmission } from './admission/index.js';
+import { createAdmission, type ProcessAdmission } from './admission/index.js';
 import { Metrics } from './platform/metrics/index.js';
 import { RouteHealth } from './routing/index.js';
 import { GraceReads } from './chat/index.js';
@@ -51,7 +51,7 @@ export interface Deps {
   /** Charges: MongoDB through the group-commit writer, or the durable spool while it is down. */
   readonly ledger: SpoolingLedger;
   /** Admission control (limits, holds, stream slots) in Redis, shared across processes. */
-  readonly admission: RedisAdmission;
+  readonly admission: ProcessAdmission;
   /** Provider adapters by provider id, from the providers file and the configured secrets. */
   readonly providers: ProviderRegistry;
   /** Prometheus metrics of this process. */
@@ -147,6 +147,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   const idempotency = new IdempotencyStore(redis, config.redisPrefix, new ResponseBlobs(c.idempotentBlobs));
   const requests = new RequestRecorder(new RecordWriter(c.requestRecords, log, (n) => metrics.outcomes.droppedRecords(n)), metrics.outcomes, catalog, clock);
   const admission = createAdmission({ redis, mongo, c, ledger, config, clock, log, bus, catalog });
+  metrics.watchAdmission(admission);
   const jobs = options.jobs === false ? undefined : await JobQueue.open(config, log, options.jobs);
   jobs?.instrument(metrics.queue);
 

@@ -6,7 +6,7 @@ import type { ChargeOutcome, ChargeRequest } from '../ledger/index.js';
 import type { Redis } from '../platform/redis/index.js';
 import type { AdmissionKeys } from './admission-keys.js';
 import { runScript } from './lua-commands.js';
-import { type KeyScope, SCRIPT_KEYS } from './script-keys.js';
+import { SCRIPT_KEYS } from './script-keys.js';
 import { type AdmitLimits, countsTokens } from './admit-limits.js';
 import type { AdmissionTicket, SettleDetail } from './admission-types.js';
 import type { LeaseRefresher } from './lease-refresher.js';
@@ -52,6 +52,79 @@ function definedUnits(units: BilledUnits): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [k, v] of Object.entries(units)) if (typeof v === 'number') out[k] = v;
   return out;
+}
+
+/** What a charge is for: the request, its hold, key, model and end user. */
+export interface ChargeSubject {
+  readonly requestId: string;
+  readonly held: bigint;
+  readonly key: KeyDoc;
+  readonly model: CatalogModel;
+  readonly endUserTag?: string | undefined;
+}
+
+/** What was metered: the cost, its units, the route's prices (or lines already priced) and when. */
+export interface Metered {
+  readonly metered: bigint;
+  readonly units: BilledUnits;
+  readonly priced: CatalogModel;
+  readonly lines?: CostLineWire[] | undefined;
+  readonly at: Date;
+}
+
+/**
+ * Charges the ledger at most the hold: a metered cost above it (an upstream reporting more than
+ * the request could use) is billed at the hold and the excess recorded as absorbed.
+ */
+export function chargeLedger(ledger: TicketContext['ledger'], subject: ChargeSubject, m: Metered): Promise<ChargeOutcome> {
+  const cost = m.metered > subject.held ? subject.held : m.metered;
+  return ledger.charge({
+    requestId: subject.requestId,
+    accountId: subject.key.account_id,
+    keyId: subject.key._id,
+    ...(subject.endUserTag === undefined ? {} : { endUserTag: subject.endUserTag }),
+    model: subject.model.id,
+    cost,
+    ...(m.metered > cost ? { overLimit: m.metered - cost } : {}),
+    units: definedUnits(m.units),
+    // Lines priced where the units were metered are charged as they are: priced once.
+    lines: m.lines ?? costLinesWire(priceUnits(m.priced, m.units).lines),
+    priceVersion: m.priced.priceVersion,
+    at: m.at,
+  });
+}
+
+/** Whose admission state a FINISH touches: the request, its key, the limits it was admitted under. */
+export interface FinishScope {
+  readonly requestId: string;
+  readonly key: KeyDoc;
+  /** Absent: the key's own spend caps only. */
+  readonly limits?: AdmitLimits | undefined;
+  readonly endUserTag?: string | undefined;
+}
+
+/**
+ * Runs FINISH for a request: frees its hold and slot, replaces its token reservation with
+ * `tokens` (-1: keep it) and applies `outcome` to the mirrors once per request id; for a request
+ * admitted from a slice, the slice (`slice`, its hold id) shrinks by the cost in the same step.
+ * A duplicate outcome still applies: the per-request marker in FINISH stops a second
+ * application, and an earlier attempt may have committed without reaching the mirrors.
+ */
+export async function runFinish(ctx: Pick<TicketContext, 'redis' | 'keys' | 'unappliedTtlMs'>, scope: FinishScope, outcome: ChargeOutcome | null, at: Date, tokens: number, slice = ''): Promise<void> {
+  const { key, limits } = scope;
+  const charged = outcome ? outcome.charged.toString() : '-1';
+  const cost = outcome ? outcome.cost.toString() : '0';
+  const keyCaps = key.limits.spend_cap ?? {};
+  const caps = limits?.caps ?? [keyCaps.lifetime, keyCaps.day, keyCaps.week, keyCaps.month];
+  const spendTracked = Array.from({ length: SPEND_MIRRORS.length }, (_, i) => caps[i] !== undefined);
+  const tracked = ['1', ...spendTracked.map((t) => (t ? '1' : '0'))];
+  // What FINISH may leave unnamed: the token reservations when admission made none.
+  const uses = limits === undefined ? undefined : { tokens: countsTokens(limits) };
+  const keyScope = { accountId: key.account_id, keyId: key._id, requestId: scope.requestId, at, endUser: scope.endUserTag, spendTracked, uses };
+  await runScript(ctx.redis, 'finish', SCRIPT_KEYS.finish(ctx.keys, keyScope), [
+    ...[scope.requestId, charged, cost, APPLIED_TTL_MS, at.getTime(), ctx.unappliedTtlMs, tokens],
+    ...[...tracked, outcome?.seq ?? '', slice],
+  ]);
 }
 
 /**
@@ -117,23 +190,9 @@ export class RedisAdmissionTicket implements AdmissionTicket {
    */
   private async charge(metered: bigint, units: BilledUnits, priced: CatalogModel, lines?: CostLineWire[]): Promise<ChargeOutcome> {
     const at = this.ctx.clock();
-    const cost = metered > this.held ? this.held : metered;
     let outcome: ChargeOutcome;
     try {
-      outcome = await this.ctx.ledger.charge({
-        requestId: this.requestId,
-        accountId: this.key.account_id,
-        keyId: this.key._id,
-        ...(this.endUserTag === undefined ? {} : { endUserTag: this.endUserTag }),
-        model: this.model.id,
-        cost,
-        ...(metered > cost ? { overLimit: metered - cost } : {}),
-        units: definedUnits(units),
-        // Lines priced where the units were metered are charged as they are: priced once.
-        lines: lines ?? costLinesWire(priceUnits(priced, units).lines),
-        priceVersion: priced.priceVersion,
-        at,
-      });
+      outcome = await chargeLedger(this.ctx.ledger, { requestId: this.requestId, held: this.held, key: this.key, model: this.model, endUserTag: this.endUserTag }, { metered, units, priced, lines, at });
     } catch (err) {
       // The request is over either way; do not keep its hold and slot until they expire.
       if (!this.freed) {
@@ -147,36 +206,15 @@ export class RedisAdmissionTicket implements AdmissionTicket {
     return outcome;
   }
 
-  /** What FINISH may leave unnamed: the token reservations when admission made none. */
-  private uses(): KeyScope['uses'] {
-    return this.limits === undefined ? undefined : { tokens: countsTokens(this.limits) };
-  }
-
   /**
    * Frees hold and slot, replaces the token reservation with `tokens` (-1: keep it) and
    * applies a charge to the mirrors; Redis trouble only logs.
    */
   private async finish(outcome: ChargeOutcome | null, at: Date, tokens: number): Promise<void> {
     this.ctx.refresher.untrack(this.requestId);
-    const { keys } = this.ctx;
-    const accountId = this.key.account_id;
-    const keyId = this.key._id;
-    // A duplicate outcome still applies: the per-request marker in FINISH stops a second
-    // application, and an earlier attempt may have committed without reaching the mirrors.
-    const charged = outcome ? outcome.charged.toString() : '-1';
-    const cost = outcome ? outcome.cost.toString() : '0';
-    const keyCaps = this.key.limits.spend_cap ?? {};
-    const caps = this.limits?.caps ?? [keyCaps.lifetime, keyCaps.day, keyCaps.week, keyCaps.month];
-    const spendTracked = Array.from({ length: SPEND_MIRRORS.length }, (_, i) => caps[i] !== undefined);
-    const tracked = ['1', ...spendTracked.map((t) => (t ? '1' : '0'))];
     try {
-      await this.ctx.epoch?.ready(accountId);
-      await runScript(
-        this.ctx.redis,
-        'finish',
-        SCRIPT_KEYS.finish(keys, { accountId, keyId, requestId: this.requestId, at, endUser: this.endUserTag, spendTracked, uses: this.uses() }),
-        [this.requestId, charged, cost, APPLIED_TTL_MS, at.getTime(), this.ctx.unappliedTtlMs, tokens, ...tracked, outcome?.seq ?? ''],
-      );
+      await this.ctx.epoch?.ready(this.key.account_id);
+      await runFinish(this.ctx, { requestId: this.requestId, key: this.key, limits: this.limits, endUserTag: this.endUserTag }, outcome, at, tokens);
     } catch (err) {
       // The ledger already has the truth; the hold and slot lapse by TTL and mirrors re-sync.
       this.ctx.log.warn({ err, request_id: this.requestId }, 'freeing admission state failed');

@@ -21,6 +21,8 @@ export interface Lease {
   readonly stream: boolean;
   /** Wall-clock ms after which the lease is dropped and never renewed again. */
   readonly deadline: number;
+  /** How long its hold lives without a renewal (absent: the hold TTL): a slice's is shorter. */
+  readonly ttlMs?: number;
 }
 
 /** How long one refresh extends each kind of entry. */
@@ -43,6 +45,8 @@ export class LeaseRefresher {
   private readonly timer: NodeJS.Timeout;
   /** Refresh rounds in a row that failed for some lease. */
   private failures = 0;
+  /** When the last round that renewed every lease was sent (ms; 0: none yet). */
+  renewedAt = 0;
 
   constructor(
     private readonly redis: Redis,
@@ -101,7 +105,7 @@ export class LeaseRefresher {
           this.redis,
           'place',
           SCRIPT_KEYS.place(k, { accountId: l.accountId, keyId: l.keyId, requestId: l.requestId, at: new Date(now) }),
-          [l.requestId, l.held.toString(), l.endUser === undefined ? l.keyId : `${l.keyId}|${l.endUser}`, now + t.holdTtlMs, l.stream ? now + t.streamTtlMs : -1, t.containerTtlMs],
+          [l.requestId, l.held.toString(), l.endUser === undefined ? l.keyId : `${l.keyId}|${l.endUser}`, now + (l.ttlMs ?? t.holdTtlMs), l.stream ? now + t.streamTtlMs : -1, t.containerTtlMs],
         ),
       ),
     );
@@ -142,6 +146,7 @@ export class LeaseRefresher {
     const failed = (await Promise.all([...groups.values()].map((g) => this.refreshGroup(g, now)))).flat();
     if (failed.length === 0) {
       this.failures = 0;
+      this.renewedAt = now;
       return;
     }
     this.failures++;
@@ -161,7 +166,7 @@ export class LeaseRefresher {
     const holds = new Map<string, Array<number | string>>();
     const streams = new Map<string, Array<number | string>>();
     for (const l of leases) {
-      if (l.held > 0n) membersOf(holds, l.accountId).push(now + t.holdTtlMs, l.requestId);
+      if (l.held > 0n) membersOf(holds, l.accountId).push(now + (l.ttlMs ?? t.holdTtlMs), l.requestId);
       if (l.stream) membersOf(streams, k.streams(l.accountId, l.keyId)).push(now + t.streamTtlMs, l.requestId);
     }
     const pipeline = this.redis.pipeline();

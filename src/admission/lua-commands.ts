@@ -4,7 +4,7 @@ import { packageRoot } from '../platform/config/index.js';
 import { assertOneSlot, type Redis } from '../platform/redis/index.js';
 
 /** The admission scripts, by name: `src/admission/lua/<name>-<number of keys>.lua`. */
-export type ScriptName = 'admit' | 'finish' | 'rate' | 'live' | 'load-mirror' | 'invalidate-mirror' | 'epoch' | 'place';
+export type ScriptName = 'admit' | 'finish' | 'rate' | 'live' | 'load-mirror' | 'invalidate-mirror' | 'epoch' | 'place' | 'shrink';
 
 interface Definition {
   readonly command: string;

@@ -12,7 +12,8 @@ import { rateKeys } from './script-keys.js';
 /** The RPM window: any 60 s, not the calendar minute, so a burst cannot straddle two. */
 export const RATE_WINDOW_MS = 60_000;
 
-const UNLIMITED: RateInfo = { limit: 0, remaining: 0, resetAt: 0, unlimited: true };
+/** The figures of a request no request-rate limit applies to. */
+export const UNLIMITED: RateInfo = { limit: 0, remaining: 0, resetAt: 0, unlimited: true };
 const refusals = new WeakMap<GatewayError, RateInfo>();
 
 /** The rate figures that went with a 429 from {@link RateChecker.check}, for its headers. */

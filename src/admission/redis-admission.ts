@@ -19,7 +19,7 @@ import { AccountFactsCache, type AccountFacts } from './account-facts.js';
 import { runScript } from './lua-commands.js';
 import { LeaseRefresher } from './lease-refresher.js';
 import { MirrorLoader, type MirrorName } from './mirrors.js';
-import { RATE_WINDOW_MS, RateChecker, rateFigures, type RatePlan } from './rate-check.js';
+import { RATE_WINDOW_MS, RateChecker, rateFigures, type RatePlan, UNLIMITED } from './rate-check.js';
 import type { RateInfo } from './rate-info.js';
 import { RedisEpoch } from './redis-epoch.js';
 import { readLiveUsage } from './live-usage.js';
@@ -34,7 +34,7 @@ export interface AdmissionDeps {
   readonly mongo: { readonly client: MongoClient };
   readonly c: AccountCollections & KeyCollections & LedgerCollections;
   readonly ledger: AdmissionLedger;
-  readonly config: Pick<Config, 'redisPrefix' | 'freeTier' | 'holdTtlSeconds' | 'requestTiming' | 'ledgerAck'>;
+  readonly config: Pick<Config, 'redisPrefix' | 'freeTier' | 'holdTtlSeconds' | 'requestTiming' | 'ledgerAck'> & { readonly admission?: Config['admission'] };
   readonly clock: Clock;
   readonly log: Logger;
   /** Account invalidations (a top-up) drop the cached free-tier flag and balance mirror. */
@@ -42,6 +42,9 @@ export interface AdmissionDeps {
   /** Lists the free-tier models for the refusal message. */
   readonly catalog?: Pick<CatalogCache, 'list'>;
 }
+
+/** Which path admits requests: every request in Redis, from slices, or from slices while Redis is unreachable. */
+export type AdmissionMode = 'exact' | 'leased' | 'degraded';
 
 /** How long a stream slot lives without a refresh (a crashed process frees it by then). */
 const STREAM_LEASE_MS = 60_000;
@@ -108,7 +111,8 @@ export class RedisAdmission implements Admission {
     const timing = deps.config.requestTiming;
     this.maxLeaseMs = timing.maxRequestMs + timing.usageGraceMs + this.holdTtlMs;
     this.mirrors = new MirrorLoader({ redis: deps.redis, client: deps.mongo.client, c: deps.c, keys: this.keys, settleWindowMs: this.holdTtlMs, spooledAcks: deps.config.ledgerAck === 'local', settled: () => deps.ledger.settled() });
-    const refreshMs = Math.max(1_000, Math.min(this.holdTtlMs, STREAM_LEASE_MS) / 3);
+    // Every lease is renewed well inside the shortest TTL: holds, stream slots, slices.
+    const refreshMs = Math.max(1_000, Math.min(this.holdTtlMs, STREAM_LEASE_MS, deps.config.admission?.slices.ttlMs ?? Infinity) / 3);
     const containerTtlMs = Math.max(this.holdTtlMs, STREAM_LEASE_MS) * 2;
     const timings = { intervalMs: refreshMs, holdTtlMs: this.holdTtlMs, streamTtlMs: STREAM_LEASE_MS, containerTtlMs };
     this.refresher = new LeaseRefresher(deps.redis, this.keys, deps.clock, deps.log, timings);
@@ -123,9 +127,12 @@ export class RedisAdmission implements Admission {
   }
 
   async checkRate(key: KeyDoc): Promise<RateInfo> {
-    await this.epoch.ready(key.account_id);
     const facts = await this.tiers.get(key.account_id);
-    return this.rates.check(key, { freeTier: facts.freeTier, accountRpm: facts.limits.rpm });
+    const context = { freeTier: facts.freeTier, accountRpm: facts.limits.rpm };
+    // No request-rate limit applies: nothing to count in Redis, so nothing to verify there.
+    if (this.rates.plan(key, context, this.deps.clock()) === undefined) return UNLIMITED;
+    await this.epoch.ready(key.account_id);
+    return this.rates.check(key, context);
   }
 
   deferRate(key: KeyDoc, report: RateReport): DeferredRate {
@@ -215,10 +222,44 @@ export class RedisAdmission implements Admission {
     return readLiveUsage(live, key, endUser);
   }
 
+  /**
+   * What the leased path needs to know of a request before it may admit it from a slice: the
+   * limits that apply, and whether every one of them is a budget of money (balance and spend
+   * caps). Request and token rates, stream-slot limits and the free tier are counted here.
+   * Throws the end-user refusals as admission does.
+   */
+  async leasePlan(request: AdmissionRequest): Promise<{ limits: AdmitLimits; moneyOnly: boolean }> {
+    const { key } = request;
+    const facts = await this.tiers.get(key.account_id);
+    const limits = admitLimits(key, facts.limits, this.endUserOf(request));
+    const user = limits.endUser === '' ? undefined : key.limits.end_user_limits;
+    const rated = key.limits.rpm !== undefined || facts.limits.rpm !== undefined || user?.rpm !== undefined;
+    const streamLimited = request.stream && key.limits.concurrent_streams !== undefined;
+    return { limits, moneyOnly: !facts.freeTier && !rated && !countsTokens(limits) && !streamLimited };
+  }
+
+  /** Whether `authorize` already let this request's key use its model. */
+  isAuthorized(request: AdmissionRequest): boolean {
+    return this.authorizations.honours(request);
+  }
+
+  /** The parts of this admission a leased admission builds on. */
+  get parts(): { readonly refresher: LeaseRefresher; readonly epoch: RedisEpoch; readonly ticketContext: TicketContext; readonly maxLeaseMs: number } {
+    return { refresher: this.refresher, epoch: this.epoch, ticketContext: this.ticketContext, maxLeaseMs: this.maxLeaseMs };
+  }
+
   /** Redis key names of admission state, in the current generation (tests and tools). */
   get keyNames(): AdmissionKeys {
     return this.keys;
   }
+
+  /** Always `exact`: every request is admitted in Redis. */
+  mode(): AdmissionMode {
+    return 'exact';
+  }
+
+  /** Nothing to hand back: holds end with their requests. */
+  async drain(): Promise<void> {}
 
   /** Stops background refreshing (at shutdown). */
   close(): void {
@@ -289,7 +330,4 @@ export class RedisAdmission implements Admission {
   }
 }
 
-/** Creates the Redis-backed admission control. */
-export function createAdmission(deps: AdmissionDeps): RedisAdmission {
-  return new RedisAdmission(deps);
-}
+

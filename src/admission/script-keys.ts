@@ -89,4 +89,5 @@ export const SCRIPT_KEYS: Readonly<Record<ScriptName, (k: AdmissionKeys, s: KeyS
   'invalidate-mirror': (k, s) => mirrorScriptKeys(k, k.balance(s.accountId)).filter((_, i) => i === 0 || i === 3),
   epoch: (k) => [k.epoch()],
   place: (k, s) => [...holdKeys(k, s.accountId), k.streams(s.accountId, s.keyId)],
+  shrink: (k, s) => holdKeys(k, s.accountId),
 };

@@ -41,6 +41,8 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     CHARGE_SPOOL_DIR: join(tmpdir(), 'farebox-test-spool'),
     // The money suites run once per ledger acknowledgement mode (see package.json's test script).
     LEDGER_ACK: process.env.LEDGER_ACK ?? 'commit',
+    // And the admission suites once per admission path (see package.json's test script).
+    ADMISSION: process.env.ADMISSION ?? 'exact',
     ...extra,
   };
 }

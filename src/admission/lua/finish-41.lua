@@ -14,7 +14,8 @@
 -- ARGV: requestId, charged (-1 = nothing charged), cost, applied-marker TTL ms, charged at (ms),
 --       unapplied TTL ms, tokens billed (-1 = keep the reservation), tracked flags ×11 ('1' =
 --       mirror in use; same order), the charge's position in its account's chain ('' while it
---       is only spooled)
+--       is only spooled), the slice the request was admitted from ('' = its own hold): once
+--       the charge is applied, the slice shrinks by the cost, which the spend mirrors now count
 local id = ARGV[1]
 drop_hold(KEYS[12], KEYS[13], KEYS[14], KEYS[15], id)
 redis.call('ZREM', KEYS[16], id)
@@ -47,5 +48,6 @@ if ARGV[2] ~= '-1' and redis.call('SET', KEYS[19], '1', 'NX', 'PX', ARGV[4]) the
     if i == 1 then delta = '-' .. ARGV[2] end
     if ARGV[7 + i] == '1' and tonumber(delta) ~= 0 then settle(KEYS[i], KEYS[19 + i], KEYS[30 + i], delta) end
   end
+  if ARGV[20] and ARGV[20] ~= '' then shrink_hold(KEYS[12], KEYS[13], KEYS[14], KEYS[15], ARGV[20], ARGV[3]) end
 end
 return 1

@@ -62,7 +62,7 @@ function servicePaths(paths: Paths): void {
   add(paths, 'get', '/v1/models/{vendor}/{model}', { ...catalog, summary: 'One model, by `<vendor>/<model>`', response: ref('PublicModel') });
   add(paths, 'get', '/v1/models/{id}', { ...catalog, summary: 'One model, by its id as one encoded segment (`vendor%2Fmodel`, as the OpenAI SDK sends it)', response: ref('PublicModel') });
   const service = { tags: ['Service'], auth: [] };
-  add(paths, 'get', '/healthz', { ...service, summary: 'Liveness', response: object({ status: { const: 'ok' } }) });
+  add(paths, 'get', '/healthz', { ...service, summary: 'Liveness, and which path admits requests (`degraded`: Redis unreachable, admitting on held slices)', response: object({ status: { const: 'ok' }, admission: { type: 'string', enum: ['exact', 'leased', 'degraded'] } }) });
   const ready = object({ status: { type: 'string', enum: ['ready', 'unavailable'] }, mongo: { type: 'boolean' }, redis: { type: 'boolean' } });
   add(paths, 'get', '/readyz', { ...service, summary: 'Readiness: MongoDB and Redis reachable (503 with Retry-After when not)', response: ready, also: { 503: ready } });
   add(paths, 'get', '/metrics', { ...service, auth: ['operator', 'console'], summary: 'Prometheus metrics', contentType: 'text/plain', response: { type: 'string' } });

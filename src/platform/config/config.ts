@@ -58,6 +58,10 @@ const schema = z
     REQUEST_RECORD_RETENTION_DAYS: int(30, 1),
     LEDGER_MAX_CONCURRENT_COMMITS: int(4, 1),
     LEDGER_ACK: z.enum(['commit', 'local']).default('commit'),
+    ADMISSION: z.enum(['exact', 'leased']).default('exact'),
+    SLICE_TTL_MS: int(30_000, 6_000),
+    SLICE_MAX_USD: z.coerce.number().positive().max(1_000_000).default(1),
+    SLICE_IDLE_MS: int(1_000, 50),
     RECEIPT_SIGNING_KEY: z.string().min(40).optional(),
     RECEIPT_KEY_ID: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/).optional(),
     RECEIPT_RETIRED_KEYS: z
@@ -152,6 +156,8 @@ export interface Config {
    * MongoDB continuously (see docs/money-and-holds.md).
    */
   readonly ledgerAck: LedgerAck;
+  /** How requests are admitted (see AdmissionSettings). */
+  readonly admission: AdmissionSettings;
   /** Ledger batch transactions in flight at once (never two on the same account). */
   readonly ledgerMaxConcurrentCommits: number;
   /**
@@ -222,6 +228,17 @@ export interface WebhookSettings {
 export interface KeepAliveSettings {
   readonly earlyCommitMs: number;
   readonly heartbeatMs: number;
+}
+
+/**
+ * `exact`: every request runs admission's script in Redis (one round trip to admit, one to
+ * settle). `leased`: each process holds slices of its holders' money budgets, granted by
+ * Redis out of what is unreserved, and admits against them in-process; a slice lives `ttlMs`
+ * without renewal, is at most `maxNano`, and is handed back after `idleMs` unused.
+ */
+export interface AdmissionSettings {
+  readonly mode: 'exact' | 'leased';
+  readonly slices: { readonly ttlMs: number; readonly maxNano: bigint; readonly idleMs: number };
 }
 
 /** When a charge is acknowledged: committed in MongoDB, or fsync'd to the local spool. */
@@ -295,6 +312,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     requestRecordRetentionDays: e.REQUEST_RECORD_RETENTION_DAYS,
     ledgerMaxConcurrentCommits: e.LEDGER_MAX_CONCURRENT_COMMITS,
     ledgerAck: e.LEDGER_ACK,
+    admission: { mode: e.ADMISSION, slices: { ttlMs: e.SLICE_TTL_MS, maxNano: BigInt(Math.round(e.SLICE_MAX_USD * 1e9)), idleMs: e.SLICE_IDLE_MS } },
     receipts: { signingKey: e.RECEIPT_SIGNING_KEY, keyId: e.RECEIPT_KEY_ID, retiredKeys: e.RECEIPT_RETIRED_KEYS },
     tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME, scheduleDelayMs: e.OTEL_BSP_SCHEDULE_DELAY, captureContent: e.OTEL_CAPTURE_CONTENT },
     webhooks: {

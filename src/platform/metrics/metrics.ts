@@ -84,6 +84,24 @@ export class Metrics {
     if (options.defaultMetrics === true) collectDefaultMetrics({ register: this.registry, prefix: 'farebox_' });
   }
 
+  /**
+   * Shows which path admits requests as `farebox_admission_mode{mode}` (1 for the current one):
+   * `exact`, `leased`, or `degraded` (Redis unreachable, admitting on held slices only).
+   */
+  watchAdmission(admission: { mode(): string }): void {
+    const modes = ['exact', 'leased', 'degraded'];
+    new Gauge({
+      name: 'farebox_admission_mode',
+      help: 'Which path admits requests (1 for the current mode)',
+      labelNames: ['mode'],
+      registers: [this.registry],
+      collect() {
+        const current = admission.mode();
+        for (const mode of modes) this.set({ mode }, mode === current ? 1 : 0);
+      },
+    });
+  }
+
   /** Counts one finished HTTP request. */
   request(method: string, route: string, status: number): void {
     this.requests.inc({ method, route, status: String(status) });

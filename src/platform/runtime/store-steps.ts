@@ -4,7 +4,7 @@ import type { ShutdownStep } from './shutdown.js';
 export interface ClosableStores {
   readonly jobs?: { close(): Promise<void> };
   readonly catalog: { stop(): void };
-  readonly admission: { close(): void };
+  readonly admission: { close(): void; drain(ms: number): Promise<void> };
   readonly ledger: { drain(): Promise<{ spooled: number }>; readonly committing: number };
   readonly requests: { drain(): Promise<void>; readonly pending: number };
   readonly bus: { close(): Promise<void> };
@@ -13,7 +13,7 @@ export interface ClosableStores {
 }
 
 /** Per-step bounds for closing the stores; together well inside the 30 s platforms allow. */
-export const STORE_STEP_MS = { jobs: 3_500, ledger: 5_000, records: 1_000, redis: 1_000, mongo: 2_000 } as const;
+export const STORE_STEP_MS = { jobs: 3_500, slices: 1_000, ledger: 5_000, records: 1_000, redis: 1_000, mongo: 2_000 } as const;
 
 /**
  * The stores' part of a shutdown, in dependency order: the job queue closes, background work stops, pending charges
@@ -24,6 +24,12 @@ export function storeShutdownSteps(deps: ClosableStores): ShutdownStep[] {
   const { jobs } = deps;
   return [
     ...(jobs === undefined ? [] : [{ name: 'close job queue', timeoutMs: STORE_STEP_MS.jobs, run: () => jobs.close() }]),
+    {
+      // Slices held by this process (leased admission) go back, after their charges reached Redis.
+      name: 'hand back admission slices',
+      timeoutMs: STORE_STEP_MS.slices,
+      run: () => deps.admission.drain(STORE_STEP_MS.slices - 100),
+    },
     {
       name: 'stop background work',
       timeoutMs: 500,
@@ -70,4 +76,4 @@ export function storeShutdownSteps(deps: ClosableStores): ShutdownStep[] {
  * half a second each for stopping background work and closing upstream agents.
  */
 export const STORE_CLOSE_RESERVE_MS =
-  STORE_STEP_MS.jobs + 500 + STORE_STEP_MS.ledger + STORE_STEP_MS.records + STORE_STEP_MS.redis + STORE_STEP_MS.mongo + 500;
+  STORE_STEP_MS.jobs + STORE_STEP_MS.slices + 500 + STORE_STEP_MS.ledger + STORE_STEP_MS.records + STORE_STEP_MS.redis + STORE_STEP_MS.mongo + 500;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAdmission } from '../../../src/admission/redis-admission.js';
+import { createAdmission } from '../../../src/admission/create-admission.js';
 import { call } from '../../helpers/admin-client.js';
 import { testEnv, type TestGateway } from '../../helpers/test-gateway.js';
 import { accountWithKey, charge, manualClock, startLimitsGateway, usd } from './limits-fixtures.js';
@@ -18,6 +18,9 @@ async function fixture(raw: string, keyId: string) {
   if (!key || !model) throw new Error(`fixture missing for ${raw.slice(0, 8)}`);
   return { key, model };
 }
+
+/** Under leased admission, hands back this process's slices once their charges reached Redis (as at shutdown). */
+const handBack = () => gw.deps.admission.drain(5_000);
 
 async function ledgerSums(accountId: string) {
   await gw.deps.ledger.settled();
@@ -94,6 +97,7 @@ describe('balance holds', () => {
     const sums = await ledgerSums(accountId);
     expect(sums.charges).toBe(1);
     expect(sums.charged).toBe(usd(0.2));
+    await handBack();
     expect(await gw.deps.redis.get(keys.balance(accountId))).toBe(usd(0.8).toString());
     expect(await gw.deps.redis.get(keys.heldTotal(accountId))).toBe('0');
   });
@@ -115,6 +119,7 @@ describe('balance holds', () => {
     await worker.release(outcome);
     const sums = await ledgerSums(accountId);
     expect(sums.charged).toBe(usd(0.05) + 1n);
+    await handBack();
     expect(await gw.deps.redis.get(keys.balance(accountId))).toBe((usd(1) - usd(0.05) - 1n).toString());
     const info = await call(gw.url, 'GET', '/v1/credits', { token: raw });
     expect(info.body.data.balance_usd).toBe(0.949999999);

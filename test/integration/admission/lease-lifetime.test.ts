@@ -10,7 +10,8 @@ let gw: TestGateway;
 
 beforeAll(async () => {
   // Short holds so the refresher ticks every second.
-  gw = await startLimitsGateway({ env: testEnv({ LOG_LEVEL: 'error', HOLD_TTL_SECONDS: '3' }), clock: clock.clock });
+  // The exact path's leases: a leased process's slices have their own test (leased-admission.test.ts).
+  gw = await startLimitsGateway({ env: testEnv({ LOG_LEVEL: 'error', HOLD_TTL_SECONDS: '3', ADMISSION: 'exact' }), clock: clock.clock });
 });
 afterAll(async () => {
   await gw?.close();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAdmission } from '../../../src/admission/redis-admission.js';
+import { createAdmission } from '../../../src/admission/create-admission.js';
 import { call } from '../../helpers/admin-client.js';
 import type { TestGateway } from '../../helpers/test-gateway.js';
 import { accountWithKey, charge, manualClock, startLimitsGateway, usd } from './limits-fixtures.js';

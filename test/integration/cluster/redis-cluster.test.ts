@@ -46,13 +46,14 @@ describe('Farebox on a Redis Cluster', () => {
     const keys = new AdmissionKeys(env.REDIS_PREFIX as string);
     const args: Record<ScriptName, Array<string | number>> = {
       admit: [Date.now(), 'req_1', 'key_1', '', '0', '0', -1, Date.now() + 60_000, Date.now() + 60_000, 120_000, 10, 100, -1, -1, ...Array<string>(10).fill('-1'), '-', -1, -1, -1, 60_000, 0, -1],
-      finish: ['req_1', '-1', '0', 60_000, Date.now(), 60_000, 5, ...Array<string>(11).fill('0'), ''],
+      finish: ['req_1', '-1', '0', 60_000, Date.now(), 60_000, 5, ...Array<string>(11).fill('0'), '', 'slice_1'],
       rate: [Date.now(), 'm', 5, -1, -1, 60_000, 0, -1],
       live: [Date.now(), 'key_1', 60_000, ''],
       'load-mirror': ['100', 60_000, '0', 0, -1, 0],
       'invalidate-mirror': [60_000],
       epoch: ['run', 'gen', 0],
       place: ['req_1', '5', 'key_1', Date.now() + 60_000, -1, 120_000],
+      shrink: ['slice_1', '5'],
     };
     expect(Object.keys(args).sort()).toEqual([...scriptDefinitions().keys()].sort());
     for (let i = 0; i < 12; i++) {

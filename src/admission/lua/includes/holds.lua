@@ -25,6 +25,27 @@ local function drop_hold(holds, info, total, kheld, id)
   end
   redis.call('ZREM', holds, id)
 end
+-- Takes `amount` off a hold (a process's slice whose charge now counts in the spend mirrors);
+-- a hold taken to zero is dropped.
+local function shrink_hold(holds, info, total, kheld, id, amount)
+  local v = redis.call('HGET', info, id)
+  if not v then return end
+  local sep = string.find(v, ':', 1, true)
+  local amt = tonumber(string.sub(v, 1, sep - 1))
+  local take = math.min(amt, tonumber(amount))
+  if take <= 0 then return end
+  local holder = string.sub(v, sep + 1)
+  redis.call('DECRBY', total, take)
+  for _, f in ipairs(holder_fields(holder)) do
+    if redis.call('HINCRBY', kheld, f, -take) <= 0 then redis.call('HDEL', kheld, f) end
+  end
+  if amt - take <= 0 then
+    redis.call('HDEL', info, id)
+    redis.call('ZREM', holds, id)
+  else
+    redis.call('HSET', info, id, string.format('%.0f', amt - take) .. ':' .. holder)
+  end
+end
 local function purge_holds(holds, info, total, kheld, now)
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', holds, '-inf', now)) do
     drop_hold(holds, info, total, kheld, id)

@@ -7,13 +7,15 @@ import type { Redis } from '../../../platform/redis/index.js';
 export interface HealthDeps {
   readonly mongo: Mongo;
   readonly redis: Redis;
+  /** Which path admits requests (`exact`, `leased`, `degraded`). */
+  readonly admission: { mode(): string };
 }
 
 /** Liveness and readiness probes. */
 export function healthRoutes(deps: HealthDeps): Router<GatewayState> {
   const router = new Router<GatewayState>();
   router.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok' };
+    ctx.body = { status: 'ok', admission: deps.admission.mode() };
   });
   router.get('/readyz', async (ctx) => {
     const checks = await Promise.allSettled([deps.mongo.db.command({ ping: 1 }), deps.redis.ping()]);

@@ -1,0 +1,264 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { KeyDoc, KeyLiveUsage } from '../accounts/index.js';
+import type { Clock } from '../billing/index.js';
+import type { CatalogModel } from '../catalog/index.js';
+import { chargesUnavailable } from '../ledger/index.js';
+import { isGatewayError } from '../platform/errors/index.js';
+import type { Redis } from '../platform/redis/index.js';
+import type { AdmissionKeys } from './admission-keys.js';
+import type { Admission, AdmissionRequest, AdmissionTicket, Authorization } from './admission-types.js';
+import type { AdmitLimits } from './admit-limits.js';
+import { DeferredRate, type RateReport } from './deferred-rate.js';
+import { LeasedTicket } from './leased-ticket.js';
+import { runScript } from './lua-commands.js';
+import { SCRIPT_KEYS } from './script-keys.js';
+import type { RateInfo } from './rate-info.js';
+import type { AdmissionLedger, AdmissionMode, RedisAdmission } from './redis-admission.js';
+import { Slice } from './slice.js';
+import { SliceBook, type SliceSettings } from './slice-book.js';
+import { SliceFlusher } from './slice-flusher.js';
+
+/** What the leased path needs besides the exact one it builds on. */
+export interface LeasedAdmissionDeps {
+  readonly redis: Redis;
+  readonly ledger: Pick<AdmissionLedger, 'canCharge'>;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly slices: SliceSettings;
+}
+
+/** After a slice was refused (a cap or the balance is near), the holder stays on the exact path this long. */
+const EXACT_AFTER_REFUSAL_MS = 1_000;
+/** The longest a request's end waits for its retired slice to be handed back. */
+const HAND_BACK_WAIT_MS = 1_000;
+/** Tries to find room (a slice granted meanwhile, or a new one) before the exact path decides. */
+const GRANT_TRIES = 3;
+/** Refusals a slice may get that only mean "near a limit": the exact path decides the request. */
+const NEAR_LIMIT: ReadonlySet<string> = new Set(['key_limit_exceeded', 'insufficient_credits']);
+
+/**
+ * The name of a holder: the account, key and end user whose budgets a slice draws on, under
+ * the caps in force (a changed cap is a new holder, so a slice granted under the old caps is
+ * never spent under the new ones).
+ */
+function holderOf(key: KeyDoc, limits: AdmitLimits): string {
+  return `${key.account_id}\u0000${key._id}\u0000${limits.endUser}\u0000${limits.caps.join(',')}`;
+}
+
+/**
+ * Admission from escrowed slices (`ADMISSION=leased`). Redis stays the one authority: each
+ * slice is a hold placed by the exact path, so Redis grants it only out of what no other
+ * slice, hold or charge has taken, across every process. A request whose worst case fits a
+ * slice this process holds is admitted in-process, without a round trip; its charge goes to
+ * the ledger as always, and on to Redis in the background. Requests limited by more than money
+ * (request or token rates, stream slots, the free tier), free models, and holders near a limit
+ * (a slice was refused) take the exact path, so a refusal is as exact as there. While Redis is
+ * unreachable, slices are spent until used up or within a margin of their TTL; then requests
+ * get the exact path's 503.
+ */
+export class LeasedAdmission implements Admission {
+  private readonly book: SliceBook;
+  private readonly flusher: SliceFlusher;
+  private readonly sweeper: NodeJS.Timeout;
+  private readonly process = randomBytes(6).toString('base64url');
+  private granted = 0;
+  private readonly granting = new Map<string, Promise<Slice | undefined>>();
+  private lastMode: AdmissionMode = 'leased';
+
+  constructor(
+    private readonly exact: RedisAdmission,
+    private readonly deps: LeasedAdmissionDeps,
+  ) {
+    this.book = new SliceBook(deps.slices);
+    const { epoch, ticketContext } = exact.parts;
+    this.flusher = new SliceFlusher(ticketContext, epoch, deps.log);
+    this.sweeper = setInterval(() => this.sweep(), Math.max(25, Math.floor(deps.slices.idleMs / 2)));
+    this.sweeper.unref();
+  }
+
+  checkRate(key: KeyDoc): Promise<RateInfo> {
+    return this.exact.checkRate(key);
+  }
+
+  deferRate(key: KeyDoc, report: RateReport): DeferredRate {
+    return new DeferredRate(() => this.exact.checkRate(key), report);
+  }
+
+  authorize(key: KeyDoc, model: CatalogModel): Promise<Authorization> {
+    return this.exact.authorize(key, model);
+  }
+
+  async admit(request: AdmissionRequest): Promise<AdmissionTicket> {
+    if (request.model.isFree) return this.exact.admit(request);
+    if (!this.exact.isAuthorized(request)) request = { ...request, authorized: await this.exact.authorize(request.key, request.model) };
+    const plan = await this.exact.leasePlan(request);
+    const holder = holderOf(request.key, plan.limits);
+    if (!plan.moneyOnly || this.book.exact(holder, this.now())) return this.exact.admit(request);
+    if (!this.deps.ledger.canCharge()) throw chargesUnavailable();
+    // Money is all that limits this request: no request rate to count.
+    if (request.rate?.pending) request.rate.settle(() => undefined);
+    const slice = await this.slice(holder, request, plan.limits);
+    if (slice === undefined) return this.exact.admit(request);
+    const now = this.now();
+    if (this.book.wantsMore(holder, request.estimate, this.renewedAt, now)) {
+      // Topped up ahead of need, off this request's path.
+      void this.grant(holder, request, plan.limits).finally(() => this.book.grown(holder));
+    }
+    const subject = { requestId: request.requestId, held: request.estimate, key: request.key, model: request.model, limits: plan.limits, endUserTag: plan.limits.endUser || undefined };
+    return new LeasedTicket({ ledger: this.exact.parts.ticketContext.ledger, clock: this.deps.clock, flusher: this.flusher, ended: (s) => this.ended(s) }, subject, slice);
+  }
+
+  /**
+   * What the exact path reads, less the room this process's slices hold unused: in flight is
+   * what running requests hold. (Other processes' unused slices still count until handed back.)
+   */
+  async liveUsage(key: KeyDoc, endUser?: string): Promise<KeyLiveUsage> {
+    const live = await this.exact.liveUsage(key, endUser);
+    const unused = (match: (slice: Slice) => boolean) => this.book.all().reduce((sum, slice) => (match(slice) ? sum + slice.room : sum), 0n);
+    const ofAccount = (slice: Slice) => slice.owner.accountId === key.account_id;
+    const ofKey = (slice: Slice) => ofAccount(slice) && slice.owner.keyId === key._id;
+    const { shared } = live;
+    const heldUsd = live.heldUsd - unused(ofKey);
+    if (shared === undefined) return { ...live, heldUsd };
+    const user = shared.endUser;
+    return {
+      ...live,
+      heldUsd,
+      shared: {
+        ...shared,
+        accountHeldUsd: shared.accountHeldUsd - unused(ofAccount),
+        ...(user === undefined ? {} : { endUser: { ...user, heldUsd: user.heldUsd - unused((s) => ofKey(s) && s.owner.endUser === user.tag) } }),
+      },
+    };
+  }
+
+  get keyNames(): AdmissionKeys {
+    return this.exact.keyNames;
+  }
+
+  leasedRequests(): string[] {
+    return this.exact.leasedRequests();
+  }
+
+  /** Slices held now (tests and diagnostics). */
+  slices(): Slice[] {
+    return this.book.all();
+  }
+
+  /** `leased`, or `degraded` while Redis is unreachable and requests are admitted on held slices. */
+  mode(): AdmissionMode {
+    return this.deps.redis.status === 'ready' ? 'leased' : 'degraded';
+  }
+
+  /** Hands every slice back once its charges reached Redis (at shutdown), within `ms`. */
+  async drain(ms: number): Promise<void> {
+    const now = this.now();
+    for (const slice of this.book.all()) slice.retired = true;
+    for (const slice of this.book.sweep(this.renewedAt, now)) void this.flusher.release(slice);
+    await this.flusher.drain(ms);
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+    this.exact.close();
+  }
+
+  private now(): number {
+    return this.deps.clock().getTime();
+  }
+
+  private get renewedAt(): number {
+    return this.exact.parts.refresher.renewedAt;
+  }
+
+  /** A slice of the holder with room for the request: one held, one being granted, or a new one. */
+  private async slice(holder: string, request: AdmissionRequest, limits: AdmitLimits): Promise<Slice | undefined> {
+    for (let tries = 0; tries < GRANT_TRIES; tries++) {
+      const taken = this.book.take(holder, request.estimate, this.renewedAt, this.now());
+      if (taken !== undefined) return taken;
+      const pending = this.granting.get(holder) ?? this.grant(holder, request, limits);
+      if ((await pending) === undefined) return undefined;
+    }
+    return undefined;
+  }
+
+  /**
+   * Asks Redis for a slice sized to the holder's demand, through the exact path (every cap and
+   * the balance, atomically). Near a limit the holder goes to the exact path for a while.
+   */
+  private grant(holder: string, request: AdmissionRequest, limits: AdmitLimits): Promise<Slice | undefined> {
+    const granting = this.placeSlice(holder, request, limits).finally(() => this.granting.delete(holder));
+    this.granting.set(holder, granting);
+    return granting;
+  }
+
+  private async placeSlice(holder: string, request: AdmissionRequest, limits: AdmitLimits): Promise<Slice | undefined> {
+    const { key, model } = request;
+    const size = this.book.sizeFor(holder, request.estimate, this.now());
+    const id = `slice_${this.process}_${(this.granted++).toString(36)}`;
+    let ticket: AdmissionTicket;
+    try {
+      const { authorized, endUser, endUserParam } = request;
+      ticket = await this.exact.admit({ requestId: id, key, model, estimate: size, stream: false, ...(authorized ? { authorized } : {}), ...(endUser !== undefined ? { endUser } : {}), ...(endUserParam ? { endUserParam } : {}) });
+    } catch (err) {
+      if (!isGatewayError(err) || !NEAR_LIMIT.has(err.code)) throw err;
+      await this.nearLimit(holder, key);
+      return undefined;
+    }
+    const slice = new Slice(id, size, ticket, this.now(), { accountId: key.account_id, keyId: key._id, endUser: limits.endUser });
+    this.book.add(holder, slice);
+    this.follow(slice);
+    return slice;
+  }
+
+  /**
+   * A slice was refused: the holder is near a limit. Its slices take no more requests and hand
+   * back their unused room now, so the exact path that decides from here sees all that is left
+   * but what running requests hold; for a while the holder is admitted on the exact path.
+   */
+  private async nearLimit(holder: string, key: KeyDoc): Promise<void> {
+    this.book.goExact(holder, this.now(), EXACT_AFTER_REFUSAL_MS);
+    const { ticketContext, epoch } = this.exact.parts;
+    await epoch.ready(key.account_id);
+    await Promise.all(
+      this.book.of(holder).map(async (slice) => {
+        slice.retired = true;
+        const room = slice.room;
+        if (room <= 0n) return;
+        slice.size -= room;
+        this.follow(slice);
+        const scope = { accountId: key.account_id, keyId: key._id, requestId: slice.id, at: new Date(this.now()) };
+        await runScript(ticketContext.redis, 'shrink', SCRIPT_KEYS.shrink(ticketContext.keys, scope), [slice.id, room.toString()]);
+      }),
+    );
+  }
+
+  /**
+   * A request admitted from `slice` ended: a retired slice with nothing left running goes back
+   * now (near a limit the exact path must see that room at once); any other follows its size.
+   */
+  private async ended(slice: Slice): Promise<void> {
+    if (!(slice.retired && slice.running === 0 && this.book.remove(slice))) return this.follow(slice);
+    // Bounded: with Redis away the release waits for it, the request does not.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.flusher.release(slice), new Promise((resolve) => (timer = setTimeout(resolve, HAND_BACK_WAIT_MS)))]);
+    clearTimeout(timer);
+  }
+
+  /** Renews the slice's hold with its own TTL, at its current size, for as long as it is held. */
+  private follow(slice: Slice): void {
+    const { accountId, keyId, endUser } = slice.owner;
+    const lease = { requestId: slice.id, accountId, keyId, endUser: endUser || undefined, held: slice.size, stream: false };
+    this.exact.parts.refresher.track({ ...lease, deadline: Number.MAX_SAFE_INTEGER, ttlMs: this.deps.slices.ttlMs });
+  }
+
+  /** Hands back idle and expired slices nothing runs on, and logs a change of mode. */
+  private sweep(): void {
+    for (const slice of this.book.sweep(this.renewedAt, this.now(), this.exact.parts.maxLeaseMs)) void this.flusher.release(slice);
+    const mode = this.mode();
+    if (mode === this.lastMode) return;
+    this.lastMode = mode;
+    this.deps.log.warn({ mode, slices: this.book.all().length, pending_charges: this.flusher.pending }, mode === 'degraded' ? 'Redis unreachable: admitting on held slices only' : 'Redis reachable again: slices granted as usual');
+  }
+}

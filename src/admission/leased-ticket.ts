@@ -1,0 +1,71 @@
+import type { BilledUnits, Clock } from '../billing/index.js';
+import type { CatalogModel } from '../catalog/index.js';
+import type { ChargeOutcome } from '../ledger/index.js';
+import { chargeLedger, type ChargeSubject, type FinishScope, type TicketContext } from './admission-ticket.js';
+import type { AdmissionTicket, SettleDetail } from './admission-types.js';
+import type { Slice } from './slice.js';
+import type { SliceFlusher } from './slice-flusher.js';
+
+/** What a leased ticket needs: the ledger, the clock, and where its charge goes on to Redis. */
+export interface LeasedTicketContext {
+  readonly ledger: TicketContext['ledger'];
+  readonly clock: Clock;
+  readonly flusher: SliceFlusher;
+  /** Told when the request ended, with the slice's new size; resolves once a slice handed back because of it is back. */
+  ended(slice: Slice): Promise<void>;
+}
+
+/**
+ * A request admitted from a slice. Settling charges the ledger first (durable, idempotent by
+ * request id), exactly as an exact ticket does; then the request's hold goes back to the slice
+ * less the cost, and the charge goes on to Redis's mirrors in the background (see
+ * SliceFlusher): nothing on the request's path waits for Redis.
+ */
+export class LeasedTicket implements AdmissionTicket {
+  private settlement: Promise<ChargeOutcome> | undefined;
+  private ended = false;
+  readonly requestId: string;
+  readonly held: bigint;
+
+  constructor(
+    private readonly ctx: LeasedTicketContext,
+    private readonly subject: ChargeSubject & FinishScope,
+    private readonly slice: Slice,
+  ) {
+    this.requestId = subject.requestId;
+    this.held = subject.held;
+  }
+
+  settle(cost: bigint, units: BilledUnits, priced?: CatalogModel, detail?: SettleDetail): Promise<ChargeOutcome> {
+    this.settlement ??= this.charge(cost, units, priced ?? this.subject.model, detail).catch((err: unknown) => {
+      // Nothing was charged: the hold stays reserved until a later settle or the release.
+      this.settlement = undefined;
+      throw err;
+    });
+    return this.settlement;
+  }
+
+  async release(charged?: ChargeOutcome): Promise<void> {
+    if (this.settlement || this.ended) return;
+    // A worker may have billed elsewhere: what it charged still goes to the mirrors.
+    await this.end(charged);
+  }
+
+  /** Stream slots of keys without a stream limit are not counted on the leased path. */
+  async freeStreamSlot(): Promise<void> {}
+
+  private async charge(metered: bigint, units: BilledUnits, priced: CatalogModel, detail?: SettleDetail): Promise<ChargeOutcome> {
+    const at = this.ctx.clock();
+    const outcome = await chargeLedger(this.ctx.ledger, this.subject, { metered, units, priced, lines: detail?.lines, at });
+    await this.end(outcome, at);
+    return outcome;
+  }
+
+  private async end(outcome: ChargeOutcome | undefined, at = this.ctx.clock()): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    this.slice.put(this.held, outcome?.cost ?? 0n);
+    if (outcome !== undefined) this.ctx.flusher.apply(this.subject, outcome, at, this.slice);
+    await this.ctx.ended(this.slice);
+  }
+}

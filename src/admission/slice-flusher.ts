@@ -1,0 +1,112 @@
+import type { Logger } from 'pino';
+import type { ChargeOutcome } from '../ledger/index.js';
+import type { AdmissionKeys } from './admission-keys.js';
+import { type FinishScope, runFinish, type TicketContext } from './admission-ticket.js';
+import type { Slice } from './slice.js';
+
+/** A charge settled from a slice, on its way to the mirrors. */
+interface Applied {
+  readonly scope: FinishScope;
+  readonly outcome: ChargeOutcome;
+  readonly at: Date;
+  readonly slice: Slice;
+  /** The account's Redis generation when it was settled (see {@link SliceFlusher}). */
+  readonly generation: string;
+}
+
+/** How soon a batch that could not reach Redis is tried again. */
+const RETRY_MS = 250;
+
+/**
+ * Carries what slices settle to Redis off the request's path: each charge (already durable in
+ * the ledger) goes to the spend and balance mirrors while its slice shrinks by the cost, in one
+ * FINISH per charge, idempotent by request id. Until then the slice's hold still covers the
+ * charge, so Redis never sees room that is not there. A slice handed back is released only
+ * after every charge settled from it was applied. While Redis is unreachable everything waits
+ * and is tried again in order. A charge settled in an older Redis generation is applied without
+ * shrinking the slice: the slice was placed again in the new generation at its size by then,
+ * which no longer counted that charge.
+ */
+export class SliceFlusher {
+  private applies: Applied[] = [];
+  private releases: Slice[] = [];
+  private readonly released = new Map<Slice, () => void>();
+  private running: Promise<void> | undefined;
+  private retry: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly ctx: Pick<TicketContext, 'redis' | 'keys' | 'unappliedTtlMs'> & { readonly keys: AdmissionKeys },
+    private readonly epoch: { ready(accountId?: string): Promise<void> },
+    private readonly log: Logger,
+  ) {}
+
+  /** Charges and releases waiting for Redis. */
+  get pending(): number {
+    return this.applies.length + this.releases.length;
+  }
+
+  /** Queues a settled charge for the mirrors. */
+  apply(scope: FinishScope, outcome: ChargeOutcome, at: Date, slice: Slice): void {
+    this.applies.push({ scope, outcome, at, slice, generation: this.ctx.keys.generationOf(scope.key.account_id) });
+    this.kick();
+  }
+
+  /** Queues the release of a slice nothing runs on any more; resolves once it was sent. */
+  release(slice: Slice): Promise<void> {
+    this.releases.push(slice);
+    this.kick();
+    return new Promise<void>((resolve) => this.released.set(slice, resolve));
+  }
+
+  /** Resolves once everything queued so far reached Redis, or after `ms`. */
+  async drain(ms: number): Promise<void> {
+    const until = Date.now() + ms;
+    while (this.pending > 0 && Date.now() < until) {
+      this.kick();
+      await (this.running ?? new Promise((resolve) => setTimeout(resolve, 20)));
+    }
+  }
+
+  private kick(): void {
+    if (this.running !== undefined || this.retry !== undefined) return;
+    this.running = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush()).finally(() => {
+      this.running = undefined;
+      if (this.pending > 0 && this.retry === undefined) this.kick();
+    });
+  }
+
+  /** Sends every queued charge (pipelined: none waits for another), then the releases whose charges all landed. */
+  private async flush(): Promise<void> {
+    const applies = this.applies;
+    const releases = this.releases;
+    this.applies = [];
+    this.releases = [];
+    const failed = (await Promise.all(applies.map((a) => this.send(a).then(() => undefined, () => a)))).filter((a) => a !== undefined);
+    const waiting = new Set(failed.map((a) => a.slice));
+    // A release that fails only logs: the slice is no longer renewed, so it lapses within its TTL.
+    await Promise.all(
+      releases.filter((slice) => !waiting.has(slice)).map(async (slice) => {
+        await slice.ticket.release();
+        this.released.get(slice)?.();
+        this.released.delete(slice);
+      }),
+    );
+    if (failed.length === 0) return;
+    // In order, ahead of what arrived meanwhile.
+    this.applies = [...failed, ...this.applies];
+    this.releases = [...releases.filter((slice) => waiting.has(slice)), ...this.releases];
+    if (failed.length > 0) this.log.warn({ charges: failed.length }, 'slice charges could not reach Redis; trying again');
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      this.kick();
+    }, RETRY_MS);
+    this.retry.unref();
+  }
+
+  private async send(a: Applied): Promise<void> {
+    const accountId = a.scope.key.account_id;
+    await this.epoch.ready(accountId);
+    const shrink = this.ctx.keys.generationOf(accountId) === a.generation ? a.slice.id : '';
+    await runFinish(this.ctx, a.scope, a.outcome, a.at, -1, shrink);
+  }
+}
