@@ -33,6 +33,8 @@ export interface AdmissionRequest {
   endUser?: string;
   /** The request field that names the end user, for the 400 when a key needs one (default `user`). */
   endUserParam?: string;
+  /** How long its hold lives without a renewal (absent: the hold TTL); a slice's is its own TTL. */
+  leaseMs?: number;
 }
 
 /**

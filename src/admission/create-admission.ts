@@ -9,5 +9,6 @@ export function createAdmission(deps: AdmissionDeps): ProcessAdmission {
   const exact = new RedisAdmission(deps);
   const settings = deps.config.admission;
   if (settings?.mode !== 'leased') return exact;
-  return new LeasedAdmission(exact, { redis: deps.redis, ledger: deps.ledger, clock: deps.clock, log: deps.log, slices: settings.slices });
+  const { redis, ledger, clock, log, bus } = deps;
+  return new LeasedAdmission(exact, { redis, ledger, clock, log, slices: settings.slices, ...(bus ? { bus } : {}) });
 }

@@ -5,7 +5,7 @@ import type { Clock } from '../billing/index.js';
 import type { CatalogModel } from '../catalog/index.js';
 import { chargesUnavailable } from '../ledger/index.js';
 import { isGatewayError } from '../platform/errors/index.js';
-import type { Redis } from '../platform/redis/index.js';
+import type { InvalidationBus, Redis } from '../platform/redis/index.js';
 import type { AdmissionKeys } from './admission-keys.js';
 import type { Admission, AdmissionRequest, AdmissionTicket, Authorization } from './admission-types.js';
 import type { AdmitLimits } from './admit-limits.js';
@@ -19,6 +19,8 @@ import { Slice } from './slice.js';
 import { SliceBook, type SliceSettings } from './slice-book.js';
 import { SliceFlusher } from './slice-flusher.js';
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** What the leased path needs besides the exact one it builds on. */
 export interface LeasedAdmissionDeps {
   readonly redis: Redis;
@@ -26,10 +28,14 @@ export interface LeasedAdmissionDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly slices: SliceSettings;
+  /** Asks the other processes to hand back what they hold of an account near a limit. */
+  readonly bus?: Pick<InvalidationBus, 'publish' | 'subscribe'>;
 }
 
 /** After a slice was refused (a cap or the balance is near), the holder stays on the exact path this long. */
 const EXACT_AFTER_REFUSAL_MS = 1_000;
+/** How long a process near a limit gives the others to hand their unused room back before the exact path decides. */
+const HAND_BACK_PAUSE_MS = 30;
 /** The longest a request's end waits for its retired slice to be handed back. */
 const HAND_BACK_WAIT_MS = 1_000;
 /** Tries to find room (a slice granted meanwhile, or a new one) before the exact path decides. */
@@ -43,7 +49,12 @@ const NEAR_LIMIT: ReadonlySet<string> = new Set(['key_limit_exceeded', 'insuffic
  * never spent under the new ones).
  */
 function holderOf(key: KeyDoc, limits: AdmitLimits): string {
-  return `${key.account_id}\u0000${key._id}\u0000${limits.endUser}\u0000${limits.caps.join(',')}`;
+  return `${accountPrefix(key.account_id)}${key._id}\u0000${limits.endUser}\u0000${limits.caps.join(',')}`;
+}
+
+/** How every holder name of an account starts. */
+function accountPrefix(accountId: string): string {
+  return `${accountId}\u0000`;
 }
 
 /**
@@ -64,6 +75,8 @@ export class LeasedAdmission implements Admission {
   private readonly process = randomBytes(6).toString('base64url');
   private granted = 0;
   private readonly granting = new Map<string, Promise<Slice | undefined>>();
+  /** The holds of requests admitted from slices and still running, by request id. */
+  private readonly running = new Map<string, bigint>();
   private lastMode: AdmissionMode = 'leased';
 
   constructor(
@@ -75,6 +88,7 @@ export class LeasedAdmission implements Admission {
     this.flusher = new SliceFlusher(ticketContext, epoch, deps.log);
     this.sweeper = setInterval(() => this.sweep(), Math.max(25, Math.floor(deps.slices.idleMs / 2)));
     this.sweeper.unref();
+    deps.bus?.subscribe((event) => (event.type === 'slices' ? this.handBack(event.accountId) : undefined));
   }
 
   checkRate(key: KeyDoc): Promise<RateInfo> {
@@ -103,10 +117,17 @@ export class LeasedAdmission implements Admission {
     const now = this.now();
     if (this.book.wantsMore(holder, request.estimate, this.renewedAt, now)) {
       // Topped up ahead of need, off this request's path.
-      void this.grant(holder, request, plan.limits).finally(() => this.book.grown(holder));
+      void this.grant(holder, request, plan.limits)
+        .catch((err: unknown) => this.deps.log.debug({ err }, 'slice top-up failed'))
+        .finally(() => this.book.grown(holder));
     }
     const subject = { requestId: request.requestId, held: request.estimate, key: request.key, model: request.model, limits: plan.limits, endUserTag: plan.limits.endUser || undefined };
-    return new LeasedTicket({ ledger: this.exact.parts.ticketContext.ledger, clock: this.deps.clock, flusher: this.flusher, ended: (s) => this.ended(s) }, subject, slice);
+    this.running.set(request.requestId, request.estimate);
+    const ended = (s: Slice) => {
+      this.running.delete(subject.requestId);
+      return this.ended(s);
+    };
+    return new LeasedTicket({ ledger: this.exact.parts.ticketContext.ledger, clock: this.deps.clock, flusher: this.flusher, ended }, subject, slice);
   }
 
   /**
@@ -139,6 +160,11 @@ export class LeasedAdmission implements Admission {
 
   leasedRequests(): string[] {
     return this.exact.leasedRequests();
+  }
+
+  /** What a request admitted from a slice holds while it runs (tests and diagnostics). */
+  runningHold(requestId: string): bigint | undefined {
+    return this.running.get(requestId);
   }
 
   /** Slices held now (tests and diagnostics). */
@@ -189,6 +215,8 @@ export class LeasedAdmission implements Admission {
    */
   private grant(holder: string, request: AdmissionRequest, limits: AdmitLimits): Promise<Slice | undefined> {
     const granting = this.placeSlice(holder, request, limits).finally(() => this.granting.delete(holder));
+    // Whoever waits on it sees a failure; the map's copy must not count as unhandled.
+    granting.catch(() => undefined);
     this.granting.set(holder, granting);
     return granting;
   }
@@ -200,7 +228,7 @@ export class LeasedAdmission implements Admission {
     let ticket: AdmissionTicket;
     try {
       const { authorized, endUser, endUserParam } = request;
-      ticket = await this.exact.admit({ requestId: id, key, model, estimate: size, stream: false, ...(authorized ? { authorized } : {}), ...(endUser !== undefined ? { endUser } : {}), ...(endUserParam ? { endUserParam } : {}) });
+      ticket = await this.exact.admit({ requestId: id, key, model, estimate: size, stream: false, leaseMs: this.deps.slices.ttlMs, ...(authorized ? { authorized } : {}), ...(endUser !== undefined ? { endUser } : {}), ...(endUserParam ? { endUserParam } : {}) });
     } catch (err) {
       if (!isGatewayError(err) || !NEAR_LIMIT.has(err.code)) throw err;
       await this.nearLimit(holder, key);
@@ -213,22 +241,37 @@ export class LeasedAdmission implements Admission {
   }
 
   /**
-   * A slice was refused: the holder is near a limit. Its slices take no more requests and hand
-   * back their unused room now, so the exact path that decides from here sees all that is left
-   * but what running requests hold; for a while the holder is admitted on the exact path.
+   * A slice was refused: the holder is near a limit. Every process (this one at once, the
+   * others over the bus) stops taking from its slices of the account and hands their unused
+   * room back, so the exact path that decides from here sees all that is left but what
+   * running requests hold; for a while the account's holders are admitted on the exact path.
    */
   private async nearLimit(holder: string, key: KeyDoc): Promise<void> {
     this.book.goExact(holder, this.now(), EXACT_AFTER_REFUSAL_MS);
+    await this.handBack(key.account_id);
+    if (this.deps.bus === undefined) return;
+    await this.deps.bus.publish({ type: 'slices', accountId: key.account_id }).catch(() => undefined);
+    await sleep(HAND_BACK_PAUSE_MS);
+  }
+
+  /** Retires this process's slices of an account and shrinks each to what its running requests hold. */
+  private async handBack(accountId: string): Promise<void> {
     const { ticketContext, epoch } = this.exact.parts;
-    await epoch.ready(key.account_id);
+    const now = this.now();
+    const slices = this.book.named(accountPrefix(accountId)).flatMap((name) => {
+      this.book.goExact(name, now, EXACT_AFTER_REFUSAL_MS);
+      return this.book.of(name).filter((slice) => !slice.retired || slice.room > 0n);
+    });
+    if (slices.length === 0) return;
+    await epoch.ready(accountId);
     await Promise.all(
-      this.book.of(holder).map(async (slice) => {
+      slices.map(async (slice) => {
         slice.retired = true;
         const room = slice.room;
         if (room <= 0n) return;
         slice.size -= room;
         this.follow(slice);
-        const scope = { accountId: key.account_id, keyId: key._id, requestId: slice.id, at: new Date(this.now()) };
+        const scope = { accountId, keyId: slice.owner.keyId, requestId: slice.id, at: new Date(now) };
         await runScript(ticketContext.redis, 'shrink', SCRIPT_KEYS.shrink(ticketContext.keys, scope), [slice.id, room.toString()]);
       }),
     );

@@ -38,7 +38,7 @@ export interface AdmissionDeps {
   readonly clock: Clock;
   readonly log: Logger;
   /** Account invalidations (a top-up) drop the cached free-tier flag and balance mirror. */
-  readonly bus?: Pick<InvalidationBus, 'subscribe'>;
+  readonly bus?: Pick<InvalidationBus, 'subscribe' | 'publish'>;
   /** Lists the free-tier models for the refusal message. */
   readonly catalog?: Pick<CatalogCache, 'list'>;
 }
@@ -315,7 +315,7 @@ export class RedisAdmission implements Admission {
     const scope = { accountId: key.account_id, keyId: key._id, requestId, at, endUser: limits.endUser || undefined, spendTracked, uses };
     const reply = await runScript(this.deps.redis, 'admit', SCRIPT_KEYS.admit(this.keys, scope), [
       ...[now, requestId, key._id, limits.endUser, request.estimate.toString(), model.isFree ? '0' : '1', streamLimit],
-      ...[now + this.holdTtlMs, now + STREAM_LEASE_MS, Math.max(this.holdTtlMs, STREAM_LEASE_MS) * 2, request.tokens ?? 0, ...tpm, ...caps],
+      ...[now + (request.leaseMs ?? this.holdTtlMs), now + STREAM_LEASE_MS, Math.max(this.holdTtlMs, STREAM_LEASE_MS) * 2, request.tokens ?? 0, ...tpm, ...caps],
       ...(rate?.args ?? NO_RATE_ARGS),
     ]);
     return parseReply(reply);

@@ -30,8 +30,13 @@ const MIN_REQUESTS = 4;
 const DEMAND_DECAY_PER_S = 0.5;
 /** A steady rate r of holds h weighs h·r / ln 2 at that decay: this turns the weight back into a rate. */
 const WEIGHT_TO_RATE = Math.LN2;
-/** A slice is not taken from within this margin of its expiry in Redis. */
-export const SLICE_EXPIRY_MARGIN_MS = 5_000;
+/**
+ * A slice is not taken from within this margin of its expiry in Redis: 5 s, or a third of a
+ * short TTL (renewals come every third of it, so a renewed slice stays usable between them).
+ */
+export function expiryMargin(ttlMs: number): number {
+  return Math.min(5_000, Math.floor(ttlMs / 3));
+}
 
 /**
  * The slices this process holds, per holder, and when each may still be spent: until its last
@@ -51,7 +56,7 @@ export class SliceBook {
 
   /** Whether a slice granted at `grantedAt`, whose hold was last renewed at `renewedAt`, may be spent at `now`. */
   usable(slice: Slice, renewedAt: number, now: number): boolean {
-    return now < Math.max(slice.grantedAt, renewedAt) + this.settings.ttlMs - SLICE_EXPIRY_MARGIN_MS;
+    return now < Math.max(slice.grantedAt, renewedAt) + this.settings.ttlMs - expiryMargin(this.settings.ttlMs);
   }
 
   /** Takes `estimate` from a usable slice of the holder; undefined when none has the room. */
@@ -140,6 +145,11 @@ export class SliceBook {
       return true;
     }
     return false;
+  }
+
+  /** The names of the holders whose name starts with `prefix` (an account's holders). */
+  named(prefix: string): string[] {
+    return [...this.holders.keys()].filter((name) => name.startsWith(prefix));
   }
 
   /** The slices of one holder. */

@@ -3,7 +3,12 @@ import { listenOn, publishMessage } from './pub-sub.js';
 import { createSubscriber, type Redis, type RedisTarget } from './redis.js';
 
 /** Something every web process must forget at once. */
-export type Invalidation = { type: 'catalog' } | { type: 'key'; keyId: string; hash: string } | { type: 'account'; accountId: string };
+export type Invalidation =
+  | { type: 'catalog' }
+  | { type: 'key'; keyId: string; hash: string }
+  | { type: 'account'; accountId: string }
+  /** A process is near a limit of the account: every process hands back the unused room it holds for it. */
+  | { type: 'slices'; accountId: string };
 
 /** What a subscriber does with an event; a promise it returns is awaited by a local publish. */
 export type InvalidationHandler = (event: Invalidation) => void | Promise<void>;

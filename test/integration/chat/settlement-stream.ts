@@ -59,15 +59,23 @@ export async function openStream(url: string, raw: string, body: Record<string, 
   return { status: res.status, requestId, next, rest, abort: () => controller.abort() };
 }
 
-/** The hold of an in-flight request, nano-USD (undefined once it is freed). */
+/**
+ * The hold of an in-flight request, nano-USD (undefined once it is freed): its own hold in
+ * Redis, or under leased admission what it holds of its process's slice.
+ */
 export async function holdOf(gw: TestGateway, accountId: string, requestId: string): Promise<bigint | undefined> {
-  const info = await gw.deps.redis.hget(gw.deps.admission.keyNames.holdInfo(accountId), requestId);
+  const admission = gw.deps.admission;
+  if ('runningHold' in admission) return admission.runningHold(requestId);
+  const info = await gw.deps.redis.hget(admission.keyNames.holdInfo(accountId), requestId);
   return info === null ? undefined : BigInt(info.split(':')[0] ?? '');
 }
 
-/** What the account has on hold in total, nano-USD. */
+/** What the account has on hold in total, nano-USD: in Redis, less what this process's slices hold unused. */
 export async function heldTotal(gw: TestGateway, accountId: string): Promise<bigint> {
-  return BigInt((await gw.deps.redis.get(gw.deps.admission.keyNames.heldTotal(accountId))) ?? '0');
+  const admission = gw.deps.admission;
+  const inRedis = BigInt((await gw.deps.redis.get(admission.keyNames.heldTotal(accountId))) ?? '0');
+  if (!('slices' in admission)) return inRedis;
+  return admission.slices().reduce((sum, slice) => (slice.owner.accountId === accountId ? sum - slice.room : sum), inRedis);
 }
 
 /** The ledger charge of a request, waiting for it to land (a stream whose client left settles later). */

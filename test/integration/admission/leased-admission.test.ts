@@ -1,0 +1,151 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LeasedAdmission } from '../../../src/admission/index.js';
+import { testEnv, type TestGateway } from '../../helpers/test-gateway.js';
+import { waitFor } from '../../helpers/wait-for.js';
+import { accountWithKey, charge, startLimitsGateway, usd } from './limits-fixtures.js';
+import { privateRedis, type PrivateRedis } from './private-redis.js';
+
+/**
+ * Leased admission (ADMISSION=leased) on a Redis of the test's own, which it pauses and kills:
+ * three in-process gateways stand for three web processes sharing it.
+ */
+const SLICE_TTL_MS = 6_000;
+let redis: PrivateRedis;
+let env: Record<string, string>;
+const gws: TestGateway[] = [];
+
+beforeAll(async () => {
+  redis = await privateRedis();
+  env = testEnv({ LOG_LEVEL: 'error', REDIS_URL: redis.url, ADMISSION: 'leased', SLICE_TTL_MS: String(SLICE_TTL_MS), SLICE_IDLE_MS: '400' });
+  for (let i = 0; i < 3; i++) gws.push(await startLimitsGateway({ env }));
+}, 120_000);
+afterAll(async () => {
+  for (const gw of gws) await gw.close();
+  await redis?.stop();
+});
+
+const leased = (gw: TestGateway) => gw.deps.admission as LeasedAdmission;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The ledger's charges of an account, once every acknowledged charge is in MongoDB. */
+async function charges(accountId: string) {
+  const gw = gws[0]!;
+  await gw.deps.ledger.settled();
+  return gw.deps.c.ledger.find({ account_id: accountId, kind: 'charge' }).toArray();
+}
+
+describe('leased admission', () => {
+  it('admits from a held slice while Redis answers nothing: no round trip on the request\'s path', async () => {
+    const gw = gws[0]!;
+    const { accountId, raw } = await accountWithKey(gw.url, 1);
+    expect((await charge(gw.url, raw, { estimate: usd(0.001), cost: usd(0.0005) })).status).toBe(200);
+    expect(leased(gw).slices().some((s) => s.owner.accountId === accountId)).toBe(true);
+    const pauser = new Redis(redis.url);
+    const pauseMs = 1_500;
+    await pauser.client('PAUSE', pauseMs, 'ALL');
+    const paused = Date.now();
+    const answered: number[] = [];
+    const results = await Promise.all(Array.from({ length: 3 }, () => charge(gw.url, raw, { estimate: usd(0.001), cost: usd(0.0005) }).then((r) => (answered.push(Date.now()), r))));
+    pauser.disconnect();
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
+    // Answered before Redis took a command again.
+    for (const at of answered) expect(at - paused).toBeLessThan(pauseMs);
+    // And the charges reach the mirrors once it does.
+    expect(await charges(accountId)).toHaveLength(4);
+  });
+
+  it('never goes over a cap or the balance across three processes, and refusals name the limit', async () => {
+    const estimate = usd(0.001);
+    const { accountId, raw } = await accountWithKey(gws[0]!.url, 0.05, { limits: { spend_cap_usd: { day: 0.01 } } });
+    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => charge(gws[i % 3]!.url, raw, { estimate, cost: estimate, delay_ms: 5 + (i % 4) * 5 })));
+    const admitted = results.filter((r) => r.status === 200);
+    for (const r of results.filter((r) => r.status !== 200)) {
+      expect(r.status).toBe(403);
+      expect(r.body.error.code).toBe('key_limit_exceeded');
+      expect(r.body.error.message).toContain('daily');
+    }
+    const entries = await charges(accountId);
+    expect(entries).toHaveLength(admitted.length);
+    expect(entries.reduce((t, e) => t + e.cost, 0n)).toBeLessThanOrEqual(usd(0.01));
+    expect(admitted.length).toBeGreaterThan(0);
+    // The same holds for a balance of ten holds, on every process's slices together.
+    const poor = await accountWithKey(gws[0]!.url, 0.01);
+    const spent = await Promise.all(Array.from({ length: 60 }, (_, i) => charge(gws[i % 3]!.url, poor.raw, { estimate, cost: estimate, delay_ms: 10 })));
+    for (const r of spent.filter((r) => r.status !== 200)) expect(r.body.error.code).toBe('insufficient_credits');
+    const poorCharges = await charges(poor.accountId);
+    expect(poorCharges.reduce((t, e) => t + e.charged, 0n)).toBeLessThanOrEqual(usd(0.01));
+    expect(poorCharges).toHaveLength(spent.filter((r) => r.status === 200).length);
+  });
+
+  it('hands a slice back when another process is refused near the limit, or once it is idle', async () => {
+    const [a, b] = [gws[0]!, gws[1]!];
+    const estimate = usd(0.001);
+    const { raw } = await accountWithKey(a.url, 1, { limits: { spend_cap_usd: { lifetime: 0.008 } } });
+    // A takes a slice of four holds and spends one.
+    expect((await charge(a.url, raw, { estimate, cost: estimate })).status).toBe(200);
+    // B's burst needs what A's slice still holds.
+    const burst = await Promise.all(Array.from({ length: 6 }, () => charge(b.url, raw, { estimate, cost: estimate })));
+    const refusedAt = Date.now();
+    const refused = burst.filter((r) => r.status !== 200).length;
+    let admittedAt = refusedAt;
+    await waitFor('B to be admitted once A\'s slice is back', async () => {
+      if (refused === 0) return true;
+      const r = await charge(b.url, raw, { estimate, cost: estimate });
+      admittedAt = Date.now();
+      return r.status === 200;
+    }, { timeoutMs: 5_000, intervalMs: 50 });
+    // Idle for SLICE_IDLE_MS (400 ms), swept within half of it: well inside a second.
+    expect(admittedAt - refusedAt).toBeLessThan(2_000);
+  });
+
+  it('frees a stopped process\'s slice within its TTL, and the next burst admits what the cap allows', async () => {
+    const estimate = usd(0.001);
+    const { accountId, raw } = await accountWithKey(gws[0]!.url, 1, { limits: { spend_cap_usd: { lifetime: 0.004 } } });
+    // A process that takes a slice of the whole cap and then stops renewing it (as if killed).
+    const doomed = await startLimitsGateway({ env });
+    expect((await charge(doomed.url, raw, { estimate, cost: 0n })).status).toBe(200);
+    // As if killed: no more renewals, and deaf to the others' requests to hand slices back.
+    doomed.deps.admission.close();
+    await doomed.deps.bus.close();
+    const stoppedAt = Date.now();
+    expect((await charge(gws[2]!.url, raw, { estimate, cost: estimate })).status).toBe(403);
+    await waitFor('the slice to lapse', async () => (await charge(gws[2]!.url, raw, { estimate, cost: estimate })).status === 200, { timeoutMs: SLICE_TTL_MS + 5_000, intervalMs: 250 });
+    expect(Date.now() - stoppedAt).toBeLessThanOrEqual(SLICE_TTL_MS + 2_000);
+    const rest = await Promise.all(Array.from({ length: 6 }, () => charge(gws[2]!.url, raw, { estimate, cost: estimate })));
+    expect(rest.filter((r) => r.status === 200)).toHaveLength(3);
+    expect((await charges(accountId)).reduce((t, e) => t + e.cost, 0n)).toBe(usd(0.004));
+    await doomed.close();
+  });
+
+  it('keeps serving from slices while Redis is killed, then 503; every charge once and no cap overrun', async () => {
+    const gw = gws[1]!;
+    const estimate = usd(0.001);
+    const { accountId, raw } = await accountWithKey(gw.url, 1, { limits: { spend_cap_usd: { day: 0.05 } } });
+    const statuses: number[] = [];
+    const paced = async (ms: number) => {
+      const until = Date.now() + ms;
+      while (Date.now() < until) {
+        statuses.push((await charge(gw.url, raw, { estimate, cost: estimate })).status);
+        await sleep(50);
+      }
+    };
+    await paced(500);
+    await redis.stop();
+    const killedAt = statuses.length;
+    await paced(1_500);
+    const during = statuses.slice(killedAt);
+    expect(gw.deps.admission.mode()).toBe('degraded');
+    await redis.start();
+    await waitFor('leased mode again', () => gw.deps.admission.mode() === 'leased', { timeoutMs: 10_000 });
+    await waitFor('admission to work again', async () => (await charge(gw.url, raw, { estimate, cost: estimate })).status === 200, { timeoutMs: 15_000, intervalMs: 200 });
+    // Requests kept answering from the slice after the kill, and failed only as 503.
+    expect(during[0]).toBe(200);
+    for (const s of during) expect([200, 503]).toContain(s);
+    const answered = statuses.filter((s) => s === 200).length + 1;
+    const entries = await charges(accountId);
+    expect(entries).toHaveLength(answered);
+    expect(new Set(entries.map((e) => e._id)).size).toBe(answered);
+    expect(entries.reduce((t, e) => t + e.cost, 0n)).toBeLessThanOrEqual(usd(0.05));
+  });
+});
