@@ -7,7 +7,16 @@ import type { ScenarioContext } from './scenario-context.js';
 import { spreadAccounts, type TailEndpoint } from './scenario-tail.js';
 import { startSideWeb } from './side-web.js';
 
-/** A second web, started for the tail rows in the other ledger mode. */
+/** The side webs of the tail rows: `LEDGER_ACK=local`, alone or with `ADMISSION=leased`. */
+export type SideMode = 'local' | 'leased';
+
+/** What each side mode sets beside the stack's own settings. */
+const MODE_ENV: Readonly<Record<SideMode, NodeJS.ProcessEnv>> = {
+  local: { LEDGER_ACK: 'local', ADMISSION: 'exact' },
+  leased: { LEDGER_ACK: 'local', ADMISSION: 'leased' },
+};
+
+/** A second web, started for the tail rows in another ledger or admission mode. */
 export interface LocalAckWeb {
   endpoint: TailEndpoint;
   stop(): Promise<void>;
@@ -22,16 +31,16 @@ export interface LocalAckWeb {
  * would measure each other. It is tracked like the other relays while it runs, so the CPU lines
  * show it and `settle` waits for it too.
  */
-export async function startLocalAckWeb(ctx: ScenarioContext): Promise<LocalAckWeb> {
+export async function startLocalAckWeb(ctx: ScenarioContext, mode: SideMode = 'local'): Promise<LocalAckWeb> {
   const { stack } = ctx;
-  const { url, proc, env } = await startSideWeb(ctx, 'local', { LEDGER_ACK: 'local', CHARGE_SPOOL_DIR: path.join(stack.logDir, 'spool-local') });
+  const { url, proc, env } = await startSideWeb(ctx, mode, { ...MODE_ENV[mode], CHARGE_SPOOL_DIR: path.join(stack.logDir, `spool-${mode}`) });
   const drop = (): Promise<void> => dropBenchData(stack.services, env.MONGODB_DB ?? '', env.REDIS_PREFIX ?? '').catch((err: unknown) => ctx.log(`cleanup of local-ack data failed: ${String(err)}`));
   let endpoint: TailEndpoint;
   try {
     await waitHttpReady(`${url}/readyz`, proc, 90_000);
-    const account = await seedBench(url, stack.adminToken, `${stack.runId}-local`);
+    const account = await seedBench(url, stack.adminToken, `${stack.runId}-${mode}`);
     const spread = await spreadAccounts(ctx, url);
-    endpoint = { name: 'farebox-local', url, headers: chatHeaders(account.key), pid: proc.pid, spreadKeys: spread.map((a) => a.key) };
+    endpoint = { name: mode === 'local' ? 'farebox-local' : 'farebox-leased', url, headers: chatHeaders(account.key), pid: proc.pid, spreadKeys: spread.map((a) => a.key) };
   } catch (err) {
     await stack.group.stop(proc.name);
     await drop();
@@ -39,7 +48,7 @@ export async function startLocalAckWeb(ctx: ScenarioContext): Promise<LocalAckWe
   }
   const tracked = { name: proc.name, pid: proc.pid, core: proc.core };
   stack.tracked.push(tracked);
-  ctx.log(`web with LEDGER_ACK=local at ${url} (database ${env.MONGODB_DB})`);
+  ctx.log(`web with LEDGER_ACK=local, ADMISSION=${env.ADMISSION} at ${url} (database ${env.MONGODB_DB})`);
   return {
     endpoint,
     stop: async () => {

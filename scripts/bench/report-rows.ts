@@ -6,7 +6,8 @@ import type { StealRecord } from './cpu-steal.js';
  * - `added-over-floor`: Farebox − floor ≤ `ms`, plus the Farebox figure of the measurement
  *   `plus` names when given (p99 at 500 req/s may add the lone durable commit p99 of the run);
  * - `at-least` / `at-most` / `below`: an absolute bound on the Farebox figure;
- * - `below-peer`: the Farebox figure under the Portkey figure of the same row.
+ * - `below-peer`: the Farebox figure under the Portkey figure of the same row;
+ * - `within-peer-plus`: the Farebox figure at most the Portkey figure of the row plus `ms`.
  */
 export type Target =
   | { kind: 'share-of-floor'; share: number }
@@ -14,7 +15,8 @@ export type Target =
   | { kind: 'at-least'; value: number }
   | { kind: 'at-most'; value: number }
   | { kind: 'below'; value: number }
-  | { kind: 'below-peer' };
+  | { kind: 'below-peer' }
+  | { kind: 'within-peer-plus'; ms: number };
 
 /** What a scenario measured for one row: raw figures only, no ratios or verdicts. */
 export interface Measurement {
@@ -98,6 +100,12 @@ function resolveTarget(target: Target, m: Measurement, byId: ReadonlyMap<string,
       if (!finite(peer)) return { limit: null, text: '< Portkey', missing: 'Portkey has no figure in this row' };
       return { limit: peer, text: `< Portkey (${grouped(peer)} ${unit})` };
     }
+    case 'within-peer-plus': {
+      const peer = m.portkey;
+      if (!finite(peer)) return { limit: null, text: `≤ Portkey + ${grouped(target.ms)} ${unit}`, missing: 'Portkey has no figure in this row' };
+      const limit = r3(peer + target.ms);
+      return { limit, text: `≤ Portkey + ${grouped(target.ms)} ${unit} (= ${grouped(limit)} ${unit})` };
+    }
   }
 }
 
@@ -113,6 +121,7 @@ function verdict(m: Measurement, target: Target, limit: number | null): boolean 
     case 'at-least':
       return m.farebox >= limit;
     case 'at-most':
+    case 'within-peer-plus':
       return m.farebox <= limit;
     case 'below':
     case 'below-peer':

@@ -27,6 +27,7 @@ import { tailScenario } from './scenario-tail-rows.js';
 import { componentsScenario, instructionsScenario } from './scenario-instructions.js';
 import { failoverScenario } from './scenario-failover.js';
 import { tracingScenario } from './scenario-tracing.js';
+import { redisKillScenario } from './scenario-redis-kill.js';
 import { relayNode, type RelayNode } from './relay-node.js';
 
 const NODE_SOURCES: Record<RelayNode['source'], string> = {
@@ -53,6 +54,7 @@ const SCENARIOS: ReadonlyArray<[ScenarioGroup, (ctx: ScenarioContext) => Promise
   ['embeddings', embeddingsScenario],
   ['failover', failoverScenario],
   ['tracing', tracingScenario],
+  ['redis-kill', redisKillScenario],
 ];
 
 function layout(pinned: boolean): string {

@@ -85,9 +85,10 @@ function pick(runs: Runs, name: TailRelay, figure: 'p50' | 'p99'): number | null
 }
 
 /** The two ledger modes the paced rows run Farebox in, and what each is judged against. */
-const MODES: ReadonlyArray<{ relay: 'farebox' | 'farebox-local'; id: string; label: string; p50?: Target; p99: Target }> = [
+const MODES: ReadonlyArray<{ relay: 'farebox' | 'farebox-local' | 'farebox-leased'; id: string; label: string; p50?: Target; p99: Target }> = [
   { relay: 'farebox', id: '', label: 'LEDGER_ACK=commit', p99: TARGETS.p99PacedTail },
   { relay: 'farebox-local', id: '-local', label: 'LEDGER_ACK=local', p50: TARGETS.pacedLocalAheadOfPeer, p99: TARGETS.pacedLocalAheadOfPeer },
+  { relay: 'farebox-leased', id: '-leased', label: 'LEDGER_ACK=local, ADMISSION=leased', p50: TARGETS.pacedLeasedP50, p99: TARGETS.pacedLocalAheadOfPeer },
 ];
 
 /** p50 and p99 of Farebox in each ledger mode beside the floor and Portkey of the same load. */
@@ -121,9 +122,9 @@ async function warmUp(ctx: ScenarioContext, endpoints: readonly TailEndpoint[], 
   }
 }
 
-/** The chat endpoints with the local-ack web after the stack's own, so each load shape measures both modes back to back. */
-function withLocalAck(endpoints: readonly Endpoint[], local: TailEndpoint): TailEndpoint[] {
-  return endpoints.flatMap((endpoint): TailEndpoint[] => (endpoint.name === 'farebox' ? [endpoint, local] : [endpoint]));
+/** The chat endpoints with the side webs after the stack's own, so each load shape measures every mode back to back. */
+function withSideWebs(endpoints: readonly Endpoint[], sides: readonly TailEndpoint[]): TailEndpoint[] {
+  return endpoints.flatMap((endpoint): TailEndpoint[] => (endpoint.name === 'farebox' ? [endpoint, ...sides] : [endpoint]));
 }
 
 /**
@@ -136,20 +137,24 @@ function withLocalAck(endpoints: readonly Endpoint[], local: TailEndpoint): Tail
 export async function tailScenario(ctx: ScenarioContext): Promise<ScenarioOutput> {
   const endpoints = chatEndpoints(ctx);
   const accounts = await spreadAccounts(ctx);
-  const localWeb = await startLocalAckWeb(ctx);
+  const localWeb = await startLocalAckWeb(ctx, 'local');
+  const leasedWeb = await startLocalAckWeb(ctx, 'leased').catch(async (err: unknown) => {
+    await localWeb.stop();
+    throw err;
+  });
   let one: Runs;
   let spread: Runs;
   let lone: LatencySummary;
   let steal: StealRecord;
   try {
-    const both = withLocalAck(endpoints, localWeb.endpoint);
+    const both = withSideWebs(endpoints, [localWeb.endpoint, leasedWeb.endpoint]);
     await warmUp(ctx, both, accounts.map((a) => a.key));
     ({ value: lone, steal } = await measured(ctx, 'lone commit (tail)', () => loneCommitP99(ctx)));
     ctx.log(`tail: lone commit p50 ${lone.p50} p99 ${lone.p99} ms`);
     one = await allAt(ctx, both, TARGET_RATE);
     spread = await allAt(ctx, both, TARGET_RATE, accounts.map((a) => a.key), `, ${SPREAD_ACCOUNTS} accounts`);
   } finally {
-    await localWeb.stop();
+    await Promise.all([localWeb.stop(), leasedWeb.stop()]);
   }
   const walk = await sustainableRates(ctx, endpoints, one, lone.p99);
   const peerNote = portkeyAbsence(ctx);

@@ -8,8 +8,8 @@ import { diagnose, formatDiagnosis, snapshotWeb, type WebDiagnosis } from './web
 /** Seconds of the unmeasured warm-up before each paced run. */
 const WARM_UP_SECONDS = 2;
 
-/** The relays of the tail rows: the chat endpoints and a second web with `LEDGER_ACK=local`. */
-export type TailRelay = EndpointName | 'farebox-local';
+/** The relays of the tail rows: the chat endpoints and side webs with `LEDGER_ACK=local` (and `ADMISSION=leased`). */
+export type TailRelay = EndpointName | 'farebox-local' | 'farebox-leased';
 
 /** A chat endpoint of the tail rows; a Farebox one may name its own web process. */
 export interface TailEndpoint extends Omit<Endpoint, 'name'> {
@@ -20,9 +20,9 @@ export interface TailEndpoint extends Omit<Endpoint, 'name'> {
   readonly spreadKeys?: readonly string[];
 }
 
-/** True for a Farebox web, in either ledger mode: it is sent the bench keys and watched. */
+/** True for a Farebox web, in any ledger or admission mode: it is sent the bench keys and watched. */
 export function isFarebox(endpoint: TailEndpoint): boolean {
-  return endpoint.name === 'farebox' || endpoint.name === 'farebox-local';
+  return endpoint.name === 'farebox' || endpoint.name === 'farebox-local' || endpoint.name === 'farebox-leased';
 }
 
 /** One paced (open-loop) run of one endpoint. */
