@@ -52,6 +52,13 @@ function holderOf(key: KeyDoc, limits: AdmitLimits): string {
   return `${accountPrefix(key.account_id)}${key._id}\u0000${limits.endUser}\u0000${limits.caps.join(',')}`;
 }
 
+/** The smallest spend cap that applies, nano-USD. */
+function smallestCap(limits: AdmitLimits): bigint | undefined {
+  let least: bigint | undefined;
+  for (const cap of limits.caps) if (cap !== undefined && (least === undefined || cap < least)) least = cap;
+  return least;
+}
+
 /** How every holder name of an account starts. */
 function accountPrefix(accountId: string): string {
   return `${accountId}\u0000`;
@@ -108,14 +115,17 @@ export class LeasedAdmission implements Admission {
     if (!this.exact.isAuthorized(request)) request = { ...request, authorized: await this.exact.authorize(request.key, request.model) };
     const plan = await this.exact.leasePlan(request);
     const holder = holderOf(request.key, plan.limits);
-    if (!plan.moneyOnly || this.book.exact(holder, this.now())) return this.exact.admit(request);
+    if (!plan.moneyOnly || this.book.exact(holder, this.now())) {
+      this.deps.log.debug({ request_id: request.requestId, money_only: plan.moneyOnly }, 'admitted on the exact path');
+      return this.exact.admit(request);
+    }
     if (!this.deps.ledger.canCharge()) throw chargesUnavailable();
     // Money is all that limits this request: no request rate to count.
     if (request.rate?.pending) request.rate.settle(() => undefined);
     const slice = await this.slice(holder, request, plan.limits);
     if (slice === undefined) return this.exact.admit(request);
     const now = this.now();
-    if (this.book.wantsMore(holder, request.estimate, this.renewedAt, now)) {
+    if (this.book.wantsMore(holder, request.estimate, this.renewedAt, now, smallestCap(plan.limits))) {
       // Topped up ahead of need, off this request's path.
       void this.grant(holder, request, plan.limits)
         .catch((err: unknown) => this.deps.log.debug({ err }, 'slice top-up failed'))
@@ -223,7 +233,9 @@ export class LeasedAdmission implements Admission {
 
   private async placeSlice(holder: string, request: AdmissionRequest, limits: AdmitLimits): Promise<Slice | undefined> {
     const { key, model } = request;
-    const size = this.book.sizeFor(holder, request.estimate, this.now());
+    const size = this.book.sizeFor(holder, request.estimate, this.now(), smallestCap(limits));
+    // A cap too small for a slice of a few requests: the exact path, every time.
+    if (size === undefined) return undefined;
     const id = `slice_${this.process}_${(this.granted++).toString(36)}`;
     let ticket: AdmissionTicket;
     try {
@@ -231,6 +243,7 @@ export class LeasedAdmission implements Admission {
       ticket = await this.exact.admit({ requestId: id, key, model, estimate: size, stream: false, leaseMs: this.deps.slices.ttlMs, ...(authorized ? { authorized } : {}), ...(endUser !== undefined ? { endUser } : {}), ...(endUserParam ? { endUserParam } : {}) });
     } catch (err) {
       if (!isGatewayError(err) || !NEAR_LIMIT.has(err.code)) throw err;
+      this.deps.log.debug({ account_id: key.account_id, key_id: key._id, code: err.code, size: size.toString() }, 'slice refused: near a limit, taking the exact path');
       await this.nearLimit(holder, key);
       return undefined;
     }

@@ -26,6 +26,8 @@ interface Holder {
 const DEMAND_HORIZON_S = 2;
 /** The smallest slice holds this many requests of the current size. */
 const MIN_REQUESTS = 4;
+/** A slice holds at most this fraction (1/n) of the smallest cap it draws on. */
+const CAP_SHARE = 4n;
 /** How fast a request's weight in the demand fades: it halves every second. */
 const DEMAND_DECAY_PER_S = 0.5;
 /** A steady rate r of holds h weighs h·r / ln 2 at that decay: this turns the weight back into a rate. */
@@ -75,13 +77,20 @@ export class SliceBook {
     this.holder(name, slice.grantedAt).slices.push(slice);
   }
 
-  /** The size of the next slice for a request of `estimate`: its recent demand, within bounds. */
-  sizeFor(name: string, estimate: bigint, now: number): bigint {
+  /**
+   * The size of the next slice for a request of `estimate`: its recent demand, at least
+   * MIN_REQUESTS requests, at most the maximum and a CAP_SHARE of the smallest cap that applies
+   * (so a few processes can hold slices of it at once). Undefined when even one request would
+   * not fit that share: such a holder is always near its limit and takes the exact path.
+   */
+  sizeFor(name: string, estimate: bigint, now: number, smallestCap?: bigint): bigint | undefined {
     const holder = this.holder(name, now);
     const wanted = BigInt(Math.ceil(holder.recent * WEIGHT_TO_RATE * DEMAND_HORIZON_S));
     const least = estimate * BigInt(MIN_REQUESTS);
     const size = wanted > least ? wanted : least;
-    const max = this.settings.maxNano > estimate ? this.settings.maxNano : estimate;
+    const share = smallestCap === undefined ? this.settings.maxNano : smallestCap / CAP_SHARE;
+    const max = share < this.settings.maxNano ? share : this.settings.maxNano;
+    if (max < estimate) return smallestCap === undefined ? estimate : undefined;
     return size > max ? max : size;
   }
 
@@ -99,12 +108,12 @@ export class SliceBook {
    * Whether to grant the holder another slice ahead of need: its room is under half the slice
    * its demand wants, and none is being granted. Marks it as growing when so.
    */
-  wantsMore(name: string, estimate: bigint, renewedAt: number, now: number): boolean {
+  wantsMore(name: string, estimate: bigint, renewedAt: number, now: number, smallestCap?: bigint): boolean {
     const holder = this.holders.get(name);
     if (holder === undefined || holder.growing || holder.exactUntil > now) return false;
     let room = 0n;
     for (const slice of holder.slices) if (!slice.retired && this.usable(slice, renewedAt, now)) room += slice.room;
-    if (room * 2n >= this.sizeFor(name, estimate, now)) return false;
+    if (room * 2n >= (this.sizeFor(name, estimate, now, smallestCap) ?? 0n)) return false;
     holder.growing = true;
     return true;
   }
