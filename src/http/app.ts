@@ -11,7 +11,7 @@ import { routeFamilies, type RouteOptions } from './routes/route-families.js';
 import type { GatewayState } from './state.js';
 import { traceRequests } from './middleware/trace-requests.js';
 import { keepAlive } from './middleware/keep-alive.js';
-import { KeepAliveClock } from './edge/keep-alive.js';
+import { KeepAliveClock } from './middleware/kept-answer.js';
 
 /**
  * What a process may add to its deps: a live-usage reader and document-fetch overrides, and

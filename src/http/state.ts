@@ -2,7 +2,7 @@ import type { ParameterizedContext } from 'koa';
 import type { ConsoleSessionLoader } from '../console/index.js';
 import type { KeyDoc } from '../accounts/index.js';
 import type { DeferredRate } from '../admission/index.js';
-import type { KeepAliveClock, KeptAnswer } from './edge/keep-alive.js';
+import type { KeepAliveClock, KeptAnswer } from './middleware/kept-answer.js';
 
 /** Per-request state set by middleware. */
 export interface GatewayState {

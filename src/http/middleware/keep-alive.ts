@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { classifyError, serializeError } from '../../platform/errors/index.js';
-import { type KeepAliveClock, KeptAnswer } from '../edge/keep-alive.js';
+import { type KeepAliveClock, KeptAnswer } from './kept-answer.js';
 import type { GatewayState } from '../state.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { ParameterizedContext } from 'koa';
-import { type KeepAliveClock, Pulse, type Tended } from '../edge/keep-alive.js';
+import { type KeepAliveClock, Pulse, type Tended } from '../middleware/kept-answer.js';
 
 /** Headers every event-stream response starts with. */
 export const SSE_HEADERS: Readonly<Record<string, string>> = {

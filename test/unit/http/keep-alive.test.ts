@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { KeepAliveClock, KeptAnswer, Pulse, STATUS_TRAILER } from '../../../src/http/edge/keep-alive.js';
+import { KeepAliveClock, KeptAnswer, Pulse, STATUS_TRAILER } from '../../../src/http/middleware/kept-answer.js';
 
 const SETTINGS = { earlyCommitMs: 40, heartbeatMs: 30 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
