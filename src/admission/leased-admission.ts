@@ -123,7 +123,7 @@ export class LeasedAdmission implements Admission {
     // Money is all that limits this request: no request rate to count.
     if (request.rate?.pending) request.rate.settle(() => undefined);
     const slice = await this.slice(holder, request, plan.limits);
-    if (slice === undefined) return this.exact.admit(request);
+    if (slice === undefined) return this.exactNearLimit(holder, request);
     const now = this.now();
     if (this.book.wantsMore(holder, request.estimate, this.renewedAt, now, smallestCap(plan.limits))) {
       // Topped up ahead of need, off this request's path.
@@ -247,10 +247,31 @@ export class LeasedAdmission implements Admission {
       await this.nearLimit(holder, key);
       return undefined;
     }
+    if (this.book.exact(holder, this.now())) {
+      // Near a limit since it was asked for: the room goes back at once.
+      await ticket.release();
+      return undefined;
+    }
     const slice = new Slice(id, size, ticket, this.now(), { accountId: key.account_id, keyId: key._id, endUser: limits.endUser });
     this.book.add(holder, slice);
     this.follow(slice);
     return slice;
+  }
+
+  /**
+   * The exact path for a holder near a limit. A refusal there is checked once more after the
+   * hand-back pause: room another process was still handing back (or a slice granted just
+   * before the refusal, released since) is then seen, so a burst that fits the limit exactly is
+   * not refused for what a slice held a moment ago.
+   */
+  private async exactNearLimit(holder: string, request: AdmissionRequest): Promise<AdmissionTicket> {
+    try {
+      return await this.exact.admit(request);
+    } catch (err) {
+      if (!isGatewayError(err) || !NEAR_LIMIT.has(err.code) || !this.book.exact(holder, this.now())) throw err;
+      await sleep(HAND_BACK_PAUSE_MS);
+      return this.exact.admit(request);
+    }
   }
 
   /**
