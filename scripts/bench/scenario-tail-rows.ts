@@ -86,8 +86,8 @@ function pick(runs: Runs, name: TailRelay, figure: 'p50' | 'p99'): number | null
 
 /** The two ledger modes the paced rows run Farebox in, and what each is judged against. */
 const MODES: ReadonlyArray<{ relay: 'farebox' | 'farebox-local' | 'farebox-leased'; id: string; label: string; p50?: Target; p99: Target }> = [
-  { relay: 'farebox', id: '', label: 'LEDGER_ACK=commit', p99: TARGETS.p99PacedTail },
-  { relay: 'farebox-local', id: '-local', label: 'LEDGER_ACK=local', p50: TARGETS.pacedLocalAheadOfPeer, p99: TARGETS.pacedLocalAheadOfPeer },
+  { relay: 'farebox', id: '', label: 'LEDGER_ACK=commit, ADMISSION=leased', p99: TARGETS.p99PacedTail },
+  { relay: 'farebox-local', id: '-local', label: 'LEDGER_ACK=local, ADMISSION=exact', p50: TARGETS.pacedLocalAheadOfPeer, p99: TARGETS.pacedLocalAheadOfPeer },
   { relay: 'farebox-leased', id: '-leased', label: 'LEDGER_ACK=local, ADMISSION=leased', p50: TARGETS.pacedLeasedP50, p99: TARGETS.pacedLocalAheadOfPeer },
 ];
 

@@ -4,7 +4,7 @@ import { type AdmissionDeps, RedisAdmission } from './redis-admission.js';
 /** The admission a process runs: exact (every request in Redis) or leased (from slices). */
 export type ProcessAdmission = RedisAdmission | LeasedAdmission;
 
-/** Creates the process's admission control, as `ADMISSION` chooses (exact when not given). */
+/** Creates the process's admission control, as `ADMISSION` chooses (exact when its settings are not given). */
 export function createAdmission(deps: AdmissionDeps): ProcessAdmission {
   const exact = new RedisAdmission(deps);
   const settings = deps.config.admission;

@@ -42,7 +42,7 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     // The money suites run once per ledger acknowledgement mode (see package.json's test script).
     LEDGER_ACK: process.env.LEDGER_ACK ?? 'commit',
     // And the admission suites once per admission path (see package.json's test script).
-    ADMISSION: process.env.ADMISSION ?? 'exact',
+    ADMISSION: process.env.ADMISSION ?? 'leased',
     ...extra,
   };
 }

@@ -58,7 +58,7 @@ const schema = z
     REQUEST_RECORD_RETENTION_DAYS: int(30, 1),
     LEDGER_MAX_CONCURRENT_COMMITS: int(4, 1),
     LEDGER_ACK: z.enum(['commit', 'local']).default('commit'),
-    ADMISSION: z.enum(['exact', 'leased']).default('exact'),
+    ADMISSION: z.enum(['exact', 'leased']).default('leased'),
     SLICE_TTL_MS: int(30_000, 6_000),
     SLICE_MAX_USD: z.coerce.number().positive().max(1_000_000).default(1),
     SLICE_IDLE_MS: int(1_000, 50),
