@@ -89,7 +89,8 @@ export class KeptAnswer implements Tended {
   private readonly since = performance.now();
   private state: 'waiting' | 'json' | 'passed' = 'waiting';
   private streamCommit: (() => void) | undefined;
-  private readonly pulse = new Pulse();
+  /** Made at the commit: most answers never get there. */
+  private pulse: Pulse | undefined;
 
   constructor(
     private readonly ctx: Committable,
@@ -110,7 +111,7 @@ export class KeptAnswer implements Tended {
     const res = this.ctx.res;
     if (res.destroyed || res.writableEnded) return;
     if (this.state === 'json') {
-      if (this.pulse.due(now, this.settings.heartbeatMs)) res.write(' ');
+      if (this.pulse?.due(now, this.settings.heartbeatMs)) res.write(' ');
       return;
     }
     if (this.state === 'passed' || now - this.since < this.settings.earlyCommitMs) return;
@@ -131,7 +132,7 @@ export class KeptAnswer implements Tended {
     res.setHeader('Trailer', STATUS_TRAILER);
     res.flushHeaders();
     res.write(' ');
-    this.pulse.beat();
+    this.pulse = new Pulse();
   }
 
   /** Writes the body of a committed answer and ends it; `status` is the one it would have had. */
