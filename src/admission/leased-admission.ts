@@ -82,6 +82,8 @@ export class LeasedAdmission implements Admission {
   private readonly process = randomBytes(6).toString('base64url');
   private granted = 0;
   private readonly granting = new Map<string, Promise<Slice | undefined>>();
+  /** The last hand-back of a holder, reused while the holder is on the exact path. */
+  private readonly handingBack = new Map<string, Promise<void>>();
   /** The holds of requests admitted from slices and still running, by request id. */
   private readonly running = new Map<string, bigint>();
   private lastMode: AdmissionMode = 'leased';
@@ -244,7 +246,7 @@ export class LeasedAdmission implements Admission {
     } catch (err) {
       if (!isGatewayError(err) || !NEAR_LIMIT.has(err.code)) throw err;
       this.deps.log.debug({ account_id: key.account_id, key_id: key._id, code: err.code, size: size.toString() }, 'slice refused: near a limit, taking the exact path');
-      await this.nearLimit(holder, key);
+      await this.handBackOnce(holder, key);
       return undefined;
     }
     if (this.book.exact(holder, this.now())) {
@@ -259,19 +261,31 @@ export class LeasedAdmission implements Admission {
   }
 
   /**
-   * The exact path for a holder near a limit. A refusal there is checked once more after the
-   * hand-back pause: room another process was still handing back (or a slice granted just
-   * before the refusal, released since) is then seen, so a burst that fits the limit exactly is
-   * not refused for what a slice held a moment ago.
+   * The exact path for a request no slice took (near a limit, or more requests at once than the
+   * slices granted so far could hold). A refusal there is decided again once every process
+   * handed back the unused room of its slices: what a slice held a moment ago is then seen, so
+   * a burst that fits a limit exactly is not refused for room parked in slices.
    */
   private async exactNearLimit(holder: string, request: AdmissionRequest): Promise<AdmissionTicket> {
     try {
       return await this.exact.admit(request);
     } catch (err) {
-      if (!isGatewayError(err) || !NEAR_LIMIT.has(err.code) || !this.book.exact(holder, this.now())) throw err;
-      await sleep(HAND_BACK_PAUSE_MS);
+      if (!isGatewayError(err) || !NEAR_LIMIT.has(err.code)) throw err;
+      await this.handBackOnce(holder, request.key);
       return this.exact.admit(request);
     }
+  }
+
+  /**
+   * One hand-back (see nearLimit) for the refusals of a holder while it is on the exact path:
+   * they all wait for it, then decide again, instead of each asking every process once more.
+   */
+  private handBackOnce(holder: string, key: KeyDoc): Promise<void> {
+    const handing = this.handingBack.get(holder);
+    if (handing !== undefined && this.book.exact(holder, this.now())) return handing;
+    const next = this.nearLimit(holder, key);
+    this.handingBack.set(holder, next);
+    return next;
   }
 
   /**
@@ -332,7 +346,9 @@ export class LeasedAdmission implements Admission {
 
   /** Hands back idle and expired slices nothing runs on, and logs a change of mode. */
   private sweep(): void {
-    for (const slice of this.book.sweep(this.renewedAt, this.now(), this.exact.parts.maxLeaseMs)) void this.flusher.release(slice);
+    const now = this.now();
+    for (const slice of this.book.sweep(this.renewedAt, now, this.exact.parts.maxLeaseMs)) void this.flusher.release(slice);
+    for (const holder of this.handingBack.keys()) if (!this.book.exact(holder, now)) this.handingBack.delete(holder);
     const mode = this.mode();
     if (mode === this.lastMode) return;
     this.lastMode = mode;
