@@ -271,9 +271,33 @@ export class LeasedAdmission implements Admission {
       return await this.exact.admit(request);
     } catch (err) {
       if (!isGatewayError(err) || !NEAR_LIMIT.has(err.code)) throw err;
-      await this.handBackOnce(holder, request.key);
-      return this.exact.admit(request);
     }
+    await this.handBackOnce(holder, request.key);
+    try {
+      return await this.exact.admit(request);
+    } catch (err) {
+      // Room may still sit in a slice of a process that missed the hand-back (its message is
+      // lost while Redis reconnects): that slice goes back once idle, so the refusal waits
+      // for that once, but only while something beyond this process's own requests is held.
+      if (!isGatewayError(err) || !NEAR_LIMIT.has(err.code) || !(await this.heldElsewhere(request.key))) throw err;
+    }
+    await sleep(this.deps.slices.idleMs * 1.5);
+    return this.exact.admit(request);
+  }
+
+  /** Whether Redis holds more for the key or its account than this process's slices reserve for it. */
+  private async heldElsewhere(key: KeyDoc): Promise<boolean> {
+    const k = this.exact.keyNames;
+    const redis = this.exact.parts.ticketContext.redis;
+    const [ofKey, ofAccount] = await Promise.all([redis.hget(k.keyHeld(key.account_id), key._id), redis.get(k.heldTotal(key.account_id))]);
+    let mineOfKey = 0n;
+    let mineOfAccount = 0n;
+    for (const slice of this.book.all()) {
+      if (slice.owner.accountId !== key.account_id) continue;
+      mineOfAccount += slice.size;
+      if (slice.owner.keyId === key._id) mineOfKey += slice.size;
+    }
+    return BigInt(ofKey ?? '0') > mineOfKey || BigInt(ofAccount ?? '0') > mineOfAccount;
   }
 
   /**
