@@ -1,8 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { connect } from 'node:net';
 import path from 'node:path';
 import { findFreePort } from '../services/free-port.js';
+import { startRedis } from '../services/start-redis.js';
 import { dropBenchData } from './bench-cleanup.js';
 import { waitHttpReady } from './bench-processes.js';
 import { admin, seedBench } from './bench-seed.js';
@@ -27,24 +25,11 @@ interface Answer {
   status: number;
 }
 
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const until = Date.now() + 10_000;
-  for (;;) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => (socket.end(), resolve(true)));
-      socket.on('error', () => resolve(false));
-    });
-    if (up) return child;
-    if (Date.now() > until) throw new Error(`redis-server on ${port} did not start`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  const exited = once(child, 'exit');
-  child.kill('SIGKILL');
-  await exited;
+/** A throwaway redis-server of the scenario's own (the one `npm start` and the tests use), and how to kill it -9. */
+async function privateRedis(port: number, dataDir: string): Promise<{ stop(): Promise<void>; kill(): void }> {
+  let pid: number | undefined;
+  const running = await startRedis({ port, dataDir, persistent: false, onSpawn: (spawned) => (pid = spawned.pid) });
+  return { stop: () => running.stop(), kill: () => pid !== undefined && void process.kill(pid, 'SIGKILL') };
 }
 
 /** Sends paid chats at PACE for `seconds`, each at its own time (open loop), into `answers`. */
@@ -77,7 +62,8 @@ async function paced(url: string, key: string, started: number, seconds: number,
 export async function redisKillScenario(ctx: ScenarioContext): Promise<ScenarioOutput> {
   const { stack } = ctx;
   const port = await findFreePort();
-  let redis = await startRedis(port);
+  const redisDir = path.join(stack.logDir, 'redis-rkill');
+  let redis = await privateRedis(port, redisDir);
   const side = await startSideWeb(ctx, 'rkill', { LEDGER_ACK: 'local', ADMISSION: 'leased', REDIS_URL: `redis://127.0.0.1:${port}`, CHARGE_SPOOL_DIR: path.join(stack.logDir, 'spool-rkill') });
   try {
     await waitHttpReady(`${side.url}/readyz`, side.proc, 90_000);
@@ -88,10 +74,11 @@ export async function redisKillScenario(ctx: ScenarioContext): Promise<ScenarioO
     const load = paced(side.url, account.key, started, BEFORE_S + DOWN_S + AFTER_S, answers);
     await new Promise((r) => setTimeout(r, BEFORE_S * 1000));
     const killedAt = Date.now() - started;
-    await kill(redis);
+    redis.kill();
+    await redis.stop();
     await new Promise((r) => setTimeout(r, DOWN_S * 1000));
     const backAt = Date.now() - started;
-    redis = await startRedis(port);
+    redis = await privateRedis(port, redisDir);
     await load;
     const down = answers.filter((a) => a.at >= killedAt && a.at < backAt).sort((x, y) => x.at - y.at);
     const firstRefusal = down.find((a) => a.status !== 200);
@@ -117,7 +104,7 @@ export async function redisKillScenario(ctx: ScenarioContext): Promise<ScenarioO
     return { rows: [row], details: { killedAt, backAt, servedMs, ok, refused, other, spent, cap: DAY_CAP_USD } };
   } finally {
     await stack.group.stop(side.proc.name);
-    await kill(redis).catch(() => undefined);
+    await redis.stop().catch(() => undefined);
     await dropBenchData(stack.services, side.env.MONGODB_DB ?? '', side.env.REDIS_PREFIX ?? '').catch(() => undefined);
   }
 }
