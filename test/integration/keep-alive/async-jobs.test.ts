@@ -71,6 +71,19 @@ describe.concurrent('jobs a client can poll (Prefer: respond-async)', () => {
     expect(await setup.q.charge(accepted.headers.get('x-service-request-id') ?? '')).toBeNull();
   });
 
+  it('hostile job ids and Prefer headers get a clear answer, never a 500', async () => {
+    for (const id of ['x'.repeat(5_000), '%7B%7D%7Bslot%7D', '..%2F..%2Fadmin', '%00', 'req_' + '%F0%9F%94%A5'.repeat(50)]) {
+      const res = await call(setup.router.url, 'GET', `/v1/jobs/${id}`, { token: key.raw });
+      expect(res.status, id.slice(0, 40)).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+    }
+    // Only the exact token asks for an async answer; anything else is the synchronous call.
+    const odd = await call(setup.router.url, 'POST', '/v1/images/generations', { token: key.raw, body: { model: 'local/canvas-image', prompt: 'x', size: '64x64' }, headers: { prefer: 'respond-asyncx, wait=1;;,,' } });
+    expect(odd.status).toBe(200);
+    const listed = await submit('slow/image', { prefer: 'return=minimal, RESPOND-ASYNC ; wait=5' });
+    expect(listed.status).toBe(202);
+  });
+
   it('a refusal before the job is queued is the synchronous error, not a 202', async () => {
     const broke = await setup.q.fundedKey(0.000001);
     const refused = await submit('slow/image', {}, broke.raw);
