@@ -38,6 +38,8 @@ const EXACT_AFTER_REFUSAL_MS = 1_000;
 const HAND_BACK_PAUSE_MS = 30;
 /** The longest a request's end waits for its retired slice to be handed back. */
 const HAND_BACK_WAIT_MS = 1_000;
+/** How many idle periods a refusal near a limit waits, at most, for a slice held elsewhere to come back. */
+const HELD_ELSEWHERE_IDLES = 3;
 /** Tries to find room (a slice granted meanwhile, or a new one) before the exact path decides. */
 const GRANT_TRIES = 3;
 /** Refusals a slice may get that only mean "near a limit": the exact path decides the request. */
@@ -273,16 +275,19 @@ export class LeasedAdmission implements Admission {
       if (!isGatewayError(err) || !NEAR_LIMIT.has(err.code)) throw err;
     }
     await this.handBackOnce(holder, request.key);
-    try {
-      return await this.exact.admit(request);
-    } catch (err) {
-      // Room may still sit in a slice of a process that missed the hand-back (its message is
-      // lost while Redis reconnects): that slice goes back once idle, so the refusal waits
-      // for that once, but only while something beyond this process's own requests is held.
-      if (!isGatewayError(err) || !NEAR_LIMIT.has(err.code) || !(await this.heldElsewhere(request.key))) throw err;
+    // Room may still sit in a slice of a process that missed the hand-back (its message is
+    // lost while Redis reconnects, or its sweep runs late on a busy machine): that slice goes
+    // back once idle, so a refusal is decided again while something beyond this process's own
+    // requests is held, for a bounded time.
+    const until = this.now() + this.deps.slices.idleMs * HELD_ELSEWHERE_IDLES;
+    for (;;) {
+      try {
+        return await this.exact.admit(request);
+      } catch (err) {
+        if (!isGatewayError(err) || !NEAR_LIMIT.has(err.code) || this.now() >= until || !(await this.heldElsewhere(request.key))) throw err;
+      }
+      await sleep(Math.max(10, this.deps.slices.idleMs / 4));
     }
-    await sleep(this.deps.slices.idleMs * 1.5);
-    return this.exact.admit(request);
   }
 
   /** Whether Redis holds more for the key or its account than this process's slices reserve for it. */

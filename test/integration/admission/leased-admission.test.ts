@@ -99,6 +99,26 @@ describe('leased admission', () => {
     expect(admittedAt - refusedAt).toBeLessThan(2_000);
   });
 
+  it('decides a refusal again until a slice held by a process that missed the hand-back is idle and back', async () => {
+    // Gateways of their own, with a second of idleness before a slice goes back.
+    const slow = testEnv({ ...env, SLICE_IDLE_MS: '1000' });
+    const [deaf, other] = [await startLimitsGateway({ env: slow }), await startLimitsGateway({ env: slow })];
+    gws.push(deaf, other);
+    await deaf.deps.bus.close();
+    const estimate = usd(0.001);
+    // Slices of two holds: the deaf process spends one unit of the cap of eight.
+    const { accountId, raw } = await accountWithKey(other.url, 1, { limits: { spend_cap_usd: { lifetime: 0.008 } } });
+    expect((await charge(deaf.url, raw, { estimate, cost: estimate })).status).toBe(200);
+    // Its slice stays in use for 2 s, costs nothing, and goes back only once idle after that.
+    const running = charge(deaf.url, raw, { estimate, cost: 0n, delay_ms: 2_000 });
+    await waitFor('the deaf process to admit it', () => leased(deaf).slices().some((s) => s.running > 0), { timeoutMs: 5_000, intervalMs: 5 });
+    const burst = await Promise.all(Array.from({ length: 7 }, () => charge(other.url, raw, { estimate, cost: estimate })));
+    expect((await running).status).toBe(200);
+    // Seven units are left, and the room parked in the deaf process's slices comes back in time.
+    expect(burst.map((r) => r.status)).toEqual(Array(7).fill(200));
+    expect((await charges(accountId)).reduce((t, e) => t + e.cost, 0n)).toBe(usd(0.008));
+  });
+
   it('frees a stopped process\'s slice within its TTL, and the next burst admits what the cap allows', async () => {
     const estimate = usd(0.001);
     // A slice holds at most a quarter of the smallest cap: here two requests' worth.

@@ -112,7 +112,8 @@ describe.each([
     for (const r of Object.values(answers).flat()) expect([200, 402, 403, 503], JSON.stringify(r.body)).toContain(r.status);
     const admitted = (name: Limited) => answers[name].filter((r) => r.status === 200).length;
     // 27 asked each; 10 units allowed each, and the run offers more than enough to use them.
-    for (const name of Object.keys(answers) as Limited[]) expect(admitted(name), name).toBe(10);
+    const refusals = (name: Limited) => answers[name].filter((r) => r.status !== 200).map((r) => `${r.status} ${(r.body as { error?: { code?: string; message?: string } }).error?.message ?? ''}`);
+    for (const name of Object.keys(answers) as Limited[]) expect(admitted(name), `${name}: ${refusals(name).join(' | ')}`).toBe(10);
     await expectExactMoney(a.deps, poor.accountId, reportedByTestRoute(answers.poor));
     for (const [who, name] of [[capped, 'capped'], [weekly, 'weekly'], [account, 'account'], [endUser, 'endUser']] as const) {
       await expectExactMoney(a.deps, who.accountId, reportedByTestRoute(answers[name]), { capNano: usd(0.01) });
