@@ -1,7 +1,8 @@
 /**
  * Import rules checked by `npm run check:imports` (and CI): src/http/ is the top floor, so
- * nothing outside it imports from it; modules are entered through their index.ts; and no module
- * or folder reaches itself through its imports.
+ * nothing outside it imports from it; src/platform/ is the ground floor, so it imports nothing
+ * above it; modules are entered through their index.ts; and no module or folder reaches itself
+ * through its imports.
  * Type-only imports count: swc parses TypeScript as written, before types are erased.
  * @type {import('dependency-cruiser').IConfiguration}
  */
@@ -13,6 +14,14 @@ module.exports = {
       severity: 'error',
       from: { pathNot: '^src/http/' },
       to: { path: '^src/http/' },
+    },
+    {
+      name: 'platform-is-the-ground-floor',
+      comment:
+        'src/platform/ is the plumbing every module stands on: it imports only itself and packages, never a domain module, the composition root or an entry point above it.',
+      severity: 'error',
+      from: { path: '^src/platform/' },
+      to: { path: '^(src|workers|scripts)/', pathNot: '^src/platform/' },
     },
     {
       name: 'modules-enter-by-their-face',

@@ -1,5 +1,5 @@
 import { connectWritable } from '../src/platform/db/index.js';
-import { prepareDatabase } from '../src/platform/store/index.js';
+import { prepareDatabase } from '../src/store/index.js';
 import { boot } from '../src/platform/runtime/index.js';
 
 /** The release step (Procfile `release`): collections, indexes and the seed catalog. */

@@ -3,7 +3,7 @@ import { AccountService, KeyAuthenticator, KeyReads, KeyService } from './accoun
 import { type Clock, systemClock } from './billing/index.js';
 import { CatalogCache, CatalogRepository } from './catalog/index.js';
 import type { Config, RequestTiming } from './platform/config/index.js';
-import { collections, type Collections } from './platform/store/index.js';
+import { collections, type Collections } from './store/index.js';
 import { connectWritable, type Mongo, MongoHealth } from './platform/db/index.js';
 import { join } from 'node:path';
 import {
@@ -21,7 +21,7 @@ import {
   SpoolingLedger,
 } from './ledger/index.js';
 import { createAdmission, type ProcessAdmission } from './admission/index.js';
-import { Metrics } from './platform/metrics/index.js';
+import { Metrics } from './metrics/index.js';
 import { RouteHealth } from './routing/index.js';
 import { GraceReads } from './chat/index.js';
 import { buildProviderRegistry, type ProviderRegistry } from './providers/index.js';

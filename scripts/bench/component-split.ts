@@ -41,6 +41,7 @@ const SOURCE_COMPONENTS: ReadonlyArray<[string, string]> = [
   ['platform/db/', 'ledger'],
   ['platform/log/', 'logging'],
   ['http/middleware/access-log', 'logging'],
+  ['metrics/', 'metrics'],
   ['platform/metrics/', 'metrics'],
   ['http/middleware/metrics-middleware', 'metrics'],
   ['admission/', 'admission'],

@@ -21,6 +21,8 @@ export interface PacedLoadResult {
   latencies: number[];
   sent: number;
   non2xx: number;
+  /** Latency of each non-2xx answer (ms), measured the same way. */
+  refusals: number[];
   errors: number;
   /** Answers per second over the run. */
   achievedRate: number;
@@ -45,6 +47,7 @@ export async function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadRes
   const interval = 1000 / options.rate;
   const latencies: number[] = [];
   let non2xx = 0;
+  const refusals: number[] = [];
   let errors = 0;
   const errorKinds: Record<string, number> = {};
   const sendLag: number[] = [];
@@ -58,7 +61,10 @@ export async function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadRes
       .then(async (res) => {
         await res.body.dump({ limit: 10 * 1024 * 1024 });
         if (res.statusCode >= 200 && res.statusCode < 300) latencies.push(performance.now() - due);
-        else non2xx += 1;
+        else {
+          non2xx += 1;
+          refusals.push(performance.now() - due);
+        }
       })
       .catch((err: unknown) => {
         errors += 1;
@@ -84,5 +90,5 @@ export async function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadRes
     await pool.destroy();
   }
   const elapsed = (performance.now() - started) / 1000;
-  return { latencies, sendLag, sent, non2xx, errors, errorKinds, achievedRate: Math.round(latencies.length / elapsed) };
+  return { latencies, refusals, sendLag, sent, non2xx, errors, errorKinds, achievedRate: Math.round(latencies.length / elapsed) };
 }

@@ -28,6 +28,7 @@ import { componentsScenario, instructionsScenario } from './scenario-instruction
 import { failoverScenario } from './scenario-failover.js';
 import { tracingScenario } from './scenario-tracing.js';
 import { redisKillScenario } from './scenario-redis-kill.js';
+import { overloadScenario } from './scenario-overload.js';
 import { relayNode, type RelayNode } from './relay-node.js';
 
 const NODE_SOURCES: Record<RelayNode['source'], string> = {
@@ -55,6 +56,7 @@ const SCENARIOS: ReadonlyArray<[ScenarioGroup, (ctx: ScenarioContext) => Promise
   ['failover', failoverScenario],
   ['tracing', tracingScenario],
   ['redis-kill', redisKillScenario],
+  ['overload', overloadScenario],
 ];
 
 function layout(pinned: boolean): string {

@@ -1,4 +1,4 @@
-import { collections } from '../../src/platform/store/index.js';
+import { collections } from '../../src/store/index.js';
 import { connectMongo } from '../../src/platform/db/index.js';
 import { toCatalogModel } from '../../src/catalog/index.js';
 import { buildReceipt, type ChargeRequest, generateSigningKey, LedgerWriter, ReceiptSigner } from '../../src/ledger/index.js';

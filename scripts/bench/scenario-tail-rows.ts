@@ -1,4 +1,4 @@
-import { collections } from '../../src/platform/store/index.js';
+import { collections } from '../../src/store/index.js';
 import { connectMongo } from '../../src/platform/db/index.js';
 import { LedgerWriter } from '../../src/ledger/index.js';
 import { createLogger } from '../../src/platform/log/index.js';

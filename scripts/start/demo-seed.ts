@@ -1,5 +1,5 @@
 import { AccountService, KeyService } from '../../src/accounts/index.js';
-import { collections } from '../../src/platform/store/index.js';
+import { collections } from '../../src/store/index.js';
 import { connectWritable } from '../../src/platform/db/index.js';
 import { LedgerCredits } from '../../src/ledger/index.js';
 import { aliasAgentModels } from './agent-aliases.js';

@@ -56,6 +56,13 @@ const NO_STREAM_LIMIT = 1_000_000_000;
  * balance resync, a rewind), so a few tries are not enough; each try is one script run.
  */
 const MAX_ATTEMPTS = 10;
+/**
+ * A refusal for the key's concurrent streams is decided again this many times, this far apart:
+ * the slot of a stream whose client just left is freed within milliseconds of the close, on
+ * whichever process served it.
+ */
+const STREAM_SLOT_WAITS = 3;
+const STREAM_SLOT_WAIT_MS = 100;
 
 type Reply = ['ok', string] | ['missing', ...MirrorName[]] | ['cap', CapName, string] | ['balance', string] | ['streams'] | ['rate'] | ['tpm', string, string, string, string];
 
@@ -161,6 +168,7 @@ export class RedisAdmission implements Admission {
     const at = this.deps.clock();
     const rate = await this.planRate(request, facts, limits, at);
     let resynced = false;
+    let streamWaits = 0;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       // The generation the hold is placed in (Redis may be found rewound while the script runs).
       const generation = this.keys.generationOf(key.account_id);
@@ -181,7 +189,11 @@ export class RedisAdmission implements Admission {
           throw tokensLimited(TOKEN_SCOPES[Number(scope) - 1] ?? 'key', Number(limit), Number(used), request.tokens ?? 0, wait);
         }
         case 'streams':
-          throw tooManyStreams(key.limits.concurrent_streams ?? NO_STREAM_LIMIT);
+          // A slot may belong to a socket closed a moment ago (the client reconnecting at once):
+          // its release is on its way, so the refusal waits for it, a bounded time.
+          if (streamWaits++ >= STREAM_SLOT_WAITS) throw tooManyStreams(key.limits.concurrent_streams ?? NO_STREAM_LIMIT);
+          await new Promise((resolve) => setTimeout(resolve, STREAM_SLOT_WAIT_MS));
+          break;
         case 'rate':
           throw new Error('admission script refused on a rate it was not asked to check');
         case 'balance':

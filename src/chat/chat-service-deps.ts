@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../billing/index.js';
 import type { CatalogCache } from '../catalog/index.js';
 import type { Admission } from '../admission/index.js';
-import type { Metrics } from '../platform/metrics/index.js';
+import type { Metrics } from '../metrics/index.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import type { DraftLookup } from '../ledger/index.js';
 import type { RouteHealth } from '../routing/index.js';

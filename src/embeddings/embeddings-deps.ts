@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { CatalogCache } from '../catalog/index.js';
 import type { Admission } from '../admission/index.js';
-import type { Metrics } from '../platform/metrics/index.js';
+import type { Metrics } from '../metrics/index.js';
 import type { ProviderAdapter } from '../providers/index.js';
 
 /** What the embeddings service needs from the composition root. */

@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { createApp, type AppExtensions } from '../../src/http/app.js';
 import type { Clock } from '../../src/billing/periods.js';
 import { loadConfig, type Config } from '../../src/platform/config/config.js';
-import { prepareDatabase as prepareSchema } from '../../src/platform/store/prepare-database.js';
+import { prepareDatabase as prepareSchema } from '../../src/store/prepare-database.js';
 import { createDeps, type BuiltDeps } from '../../src/deps.js';
 import type { JobQueueOptions } from '../../src/queue/job-queue.js';
 import { createLogger } from '../../src/platform/log/logger.js';
@@ -43,6 +43,9 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     LEDGER_ACK: process.env.LEDGER_ACK ?? 'commit',
     // And the admission suites once per admission path (see package.json's test script).
     ADMISSION: process.env.ADMISSION ?? 'leased',
+    // Tests share two busy cores with the stores and each other on purpose, so the event loop
+    // of a test process is often late; load shedding on that delay is tested where it is meant.
+    SHED_EVENT_LOOP_DELAY_MS: '0',
     ...extra,
   };
 }

@@ -2,7 +2,7 @@ import cors from '@koa/cors';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { flatLineLogger } from '../../platform/log/index.js';
-import type { Metrics } from '../../platform/metrics/index.js';
+import type { Metrics } from '../../metrics/index.js';
 import type { RequestRecorder } from '../../ledger/index.js';
 import type { GatewayState } from '../state.js';
 import { logAccess } from './access-log.js';

@@ -53,7 +53,8 @@ export function errorBoundary(log: Logger, options: ErrorBoundaryOptions): Middl
     } catch (thrown) {
       const err = classifyError(thrown);
       // A client that left is not a failure of the gateway: the access line reports it (499).
-      if (err.status >= 500 && !clientLeft(ctx)) logFailure(log, err, ctx.state.requestId);
+      // Shed load is counted and in the access line; a log line each would add to the overload.
+      if (err.status >= 500 && err.code !== 'overloaded' && !clientLeft(ctx)) logFailure(log, err, ctx.state.requestId);
       if (ctx.headerSent || !ctx.writable) return;
       // A client still sending its body would see a reset instead of this answer.
       const drained = await drainRemainder(ctx.req, options.drainBytes);

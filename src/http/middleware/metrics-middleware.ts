@@ -1,5 +1,5 @@
 import type { GatewayContext } from '../state.js';
-import type { Metrics } from '../../platform/metrics/index.js';
+import type { Metrics } from '../../metrics/index.js';
 import { reportedStatus } from './client-closed.js';
 
 /** Route label for requests no router matched, so unknown paths do not create series. */

@@ -46,6 +46,8 @@ const schema = z
     JOB_RESULT_TTL_MS: int(3_600_000, 1_000),
     EARLY_COMMIT_MS: int(20_000, 0),
     STREAM_HEARTBEAT_MS: int(15_000, 10),
+    SHED_EVENT_LOOP_DELAY_MS: int(100, 0),
+    SHED_MAX_IN_FLIGHT: int(4_096, 0),
     HOLD_TTL_SECONDS: int(600, 1),
     MAX_REQUEST_SECONDS: int(3600, 1),
     USAGE_GRACE_MS: int(5_000, 0),
@@ -133,6 +135,8 @@ export interface Config {
   readonly jobResultTtlMs: number;
   /** Keeping slow answers alive behind proxies with first-byte and idle limits (see KeepAliveSettings). */
   readonly keepAlive: KeepAliveSettings;
+  /** When the web sheds new work (see OverloadSettings). */
+  readonly overload: OverloadSettings;
   readonly holdTtlSeconds: number;
   /** Token counts (`count_tokens`, `input_tokens`) one key may ask for per minute: never charged, so limited on their own. */
   readonly countTokensRpm: number;
@@ -225,6 +229,14 @@ export interface WebhookSettings {
  * answer that has sent nothing for `heartbeatMs` gets a heartbeat in its own form (an SSE
  * comment or ping for streams, whitespace before a JSON body).
  */
+/** When a web process counts as overloaded and sheds new work; 0 turns a signal off. */
+export interface OverloadSettings {
+  /** Event-loop delay, ms, past which new work is shed. */
+  readonly maxEventLoopDelayMs: number;
+  /** Requests of new work in progress past which more is shed. */
+  readonly maxInFlight: number;
+}
+
 export interface KeepAliveSettings {
   readonly earlyCommitMs: number;
   readonly heartbeatMs: number;
@@ -302,6 +314,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     jobTimeoutMs: e.JOB_TIMEOUT_MS,
     jobResultTtlMs: e.JOB_RESULT_TTL_MS,
     keepAlive: { earlyCommitMs: e.EARLY_COMMIT_MS, heartbeatMs: e.STREAM_HEARTBEAT_MS },
+    overload: { maxEventLoopDelayMs: e.SHED_EVENT_LOOP_DELAY_MS, maxInFlight: e.SHED_MAX_IN_FLIGHT },
     holdTtlSeconds: e.HOLD_TTL_SECONDS,
     countTokensRpm: e.COUNT_TOKENS_RPM,
     requestTiming: { maxRequestMs: e.MAX_REQUEST_SECONDS * 1000, usageGraceMs: e.USAGE_GRACE_MS, usageGraceMaxStreams: e.USAGE_GRACE_MAX_STREAMS },

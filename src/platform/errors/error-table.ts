@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'too_many_concurrent'
   | 'upstream_error'
   | 'service_unavailable'
+  | 'overloaded'
   | 'upstream_timeout'
   | 'internal_error';
 
@@ -60,6 +61,7 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorRow>> = {
   too_many_concurrent: { status: 429, type: 'rate_limit_error' },
   upstream_error: { status: 502, type: 'upstream_error' },
   service_unavailable: { status: 503, type: 'api_error' },
+  overloaded: { status: 503, type: 'api_error' },
   upstream_timeout: { status: 504, type: 'upstream_error' },
   internal_error: { status: 500, type: 'api_error' },
 };

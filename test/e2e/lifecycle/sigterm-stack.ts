@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectMongo } from '../../../src/platform/db/mongo.js';
-import { prepareDatabase } from '../../../src/platform/store/prepare-database.js';
+import { prepareDatabase } from '../../../src/store/prepare-database.js';
 import { adminClient } from '../../helpers/admin-client.js';
 import { TEST_ADMIN_TOKEN } from '../../helpers/test-gateway.js';
 import { uniqueName } from '../../setup/test-context.js';

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { connectMongo } from '../../../src/platform/db/mongo.js';
-import { prepareDatabase } from '../../../src/platform/store/prepare-database.js';
+import { prepareDatabase } from '../../../src/store/prepare-database.js';
 import { TEST_ADMIN_TOKEN } from '../../helpers/test-gateway.js';
 import { uniqueName } from '../../setup/test-context.js';
 import { startEntry, webReady, workerReady } from './entry-process.js';

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { verifyLedgerChain } from '../../../src/ledger/chain-verify.js';
-import type { Collections } from '../../../src/platform/store/collections.js';
+import type { Collections } from '../../../src/store/collections.js';
 import type { JsonResponse } from '../../helpers/admin-client.js';
 
 /** What the ledger says about one account. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMongo, REPLY_TIMEOUT_MS, type Mongo } from '../../../src/platform/db/mongo.js';
 import { LedgerWriter } from '../../../src/ledger/ledger-writer.js';
 import { classifyError } from '../../../src/platform/errors/index.js';
-import { collections } from '../../../src/platform/store/index.js';
+import { collections } from '../../../src/store/index.js';
 import { fundedKey } from '../chat/chat-client.js';
 import { silencingProxy, type SilencingProxy } from '../../helpers/silencing-proxy.js';
 import { startTestGateway, type TestGateway } from '../../helpers/test-gateway.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { periodOf } from '../../../src/billing/index.js';
 import { LedgerWriter } from '../../../src/ledger/ledger-writer.js';
 import { verifyAllLedgerChains } from '../../../src/ledger/chain-verify.js';
-import { prepareDatabase } from '../../../src/platform/store/prepare-database.js';
+import { prepareDatabase } from '../../../src/store/prepare-database.js';
 import { adminClient } from '../../helpers/admin-client.js';
 import { fundedKey } from '../chat/chat-client.js';
 import { keyLifetimeSpend } from '../../helpers/key-spend.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { prepareDatabase } from '../../../src/platform/store/prepare-database.js';
+import { prepareDatabase } from '../../../src/store/prepare-database.js';
 import { testMongoUri, uniqueName } from '../../setup/test-context.js';
 
 let client: MongoClient;

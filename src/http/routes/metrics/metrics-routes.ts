@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import { adminAuth } from '../../middleware/admin-auth.js';
 import type { GatewayState } from '../../state.js';
-import type { Metrics } from '../../../platform/metrics/index.js';
+import type { Metrics } from '../../../metrics/index.js';
 
 /** `GET /metrics`: Prometheus text, guarded by the operator token. */
 export function metricsRoutes(metrics: Metrics, adminToken: string | undefined): Router<GatewayState> {

@@ -1,9 +1,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { toUsdNumber } from '../../billing/index.js';
-import { EventLoopDelayMetrics } from './event-loop-delay.js';
-import { logOutputStats } from '../log/index.js';
+import { toUsdNumber } from '../billing/index.js';
+import { logOutputStats } from '../platform/log/index.js';
+import { EventLoopDelayMetrics, registerLogMetrics } from '../platform/metrics/index.js';
 import { LedgerMetrics } from './ledger-metrics.js';
-import { registerLogMetrics } from './log-metrics.js';
 import { RequestMetrics } from './request-metrics.js';
 import { RouteMetrics } from './route-metrics.js';
 import { QueueMetrics } from './queue-metrics.js';

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { Db } from 'mongodb';
 import { z } from 'zod';
-import { moveLegacySpend } from '../../accounts/index.js';
-import { CatalogRepository, seedModelSchema } from '../../catalog/index.js';
+import { moveLegacySpend } from '../accounts/index.js';
+import { CatalogRepository, seedModelSchema } from '../catalog/index.js';
 import { collections, ensureIndexes, type IndexOptions } from './collections.js';
 
 /**

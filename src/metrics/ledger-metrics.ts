@@ -1,5 +1,5 @@
 import { Gauge, Histogram, type Registry } from 'prom-client';
-import type { LedgerBatch, LedgerWriterObserver } from '../../ledger/index.js';
+import type { LedgerBatch, LedgerWriterObserver } from '../ledger/index.js';
 
 /** What a scrape reads of the ledger's state (see SpoolingLedger). */
 export interface LedgerState {

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Metrics } from '../../../../src/platform/metrics/metrics.js';
+import { Metrics } from '../../../src/metrics/metrics.js';
 
-const DASHBOARD = fileURLToPath(new URL('../../../../scripts/grafana/farebox-dashboard.json', import.meta.url));
+const DASHBOARD = fileURLToPath(new URL('../../../scripts/grafana/farebox-dashboard.json', import.meta.url));
 
 /** Series the metric contract names, with their labels: each must be registered just so. */
 const CONTRACT: Record<string, readonly string[]> = {

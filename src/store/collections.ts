@@ -6,9 +6,9 @@ import {
   ensureKeyIndexes,
   keyCollections,
   type KeyCollections,
-} from '../../accounts/index.js';
-import { ensureIdempotencyIndexes, idempotencyCollections, type IdempotencyCollections } from '../idempotency/index.js';
-import { modelCollections, type ModelCollections } from '../../catalog/index.js';
+} from '../accounts/index.js';
+import { ensureIdempotencyIndexes, idempotencyCollections, type IdempotencyCollections } from '../platform/idempotency/index.js';
+import { modelCollections, type ModelCollections } from '../catalog/index.js';
 import {
   DEFAULT_RECORD_RETENTION_DAYS,
   ensureLedgerIndexes,
@@ -17,8 +17,8 @@ import {
   type LedgerCollections,
   recordCollections,
   type RecordCollections,
-} from '../../ledger/index.js';
-import { ensureWebhookIndexes, webhookCollections, type WebhookCollections } from '../../webhooks/index.js';
+} from '../ledger/index.js';
+import { ensureWebhookIndexes, webhookCollections, type WebhookCollections } from '../webhooks/index.js';
 
 /**
  * Typed handles on every collection, each domain's own put together. A module takes only the

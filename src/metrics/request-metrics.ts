@@ -1,6 +1,6 @@
 import { Counter, type Registry } from 'prom-client';
-import { toUsdNumber } from '../../billing/index.js';
-import type { OutcomeObserver, RequestOutcome } from '../../ledger/index.js';
+import { toUsdNumber } from '../billing/index.js';
+import type { OutcomeObserver, RequestOutcome } from '../ledger/index.js';
 
 /** Error codes that mean the upstream failed (not the client or the gateway). */
 const UPSTREAM_CODES: ReadonlySet<string> = new Set(['upstream_error', 'upstream_timeout']);

@@ -1,5 +1,5 @@
 import { Gauge, Histogram, type Registry } from 'prom-client';
-import type { JobTiming, QueueObserver } from '../../queue/index.js';
+import type { JobTiming, QueueObserver } from '../queue/index.js';
 
 /** A queue whose job counts can be read (BullMQ's `Queue.getJobCounts`). */
 export interface CountedQueue {

@@ -1,0 +1,80 @@
+import { MongoClient } from 'mongodb';
+import { dropBenchData } from './bench-cleanup.js';
+import { waitHttpReady } from './bench-processes.js';
+import { seedBench } from './bench-seed.js';
+import { NO_EQUIVALENT } from './bench-targets.js';
+import { chatBody, chatHeaders } from './chat-requests.js';
+import { round3, summarize } from './latency-stats.js';
+import { pacedLoad, type PacedLoadResult } from './paced-load.js';
+import type { Measurement } from './report-rows.js';
+import type { ScenarioContext, ScenarioOutput } from './scenario-context.js';
+import { runAutocannon } from './scenario-throughput.js';
+import { startSideWeb } from './side-web.js';
+
+/** Seconds of closed-loop load that measure the web's capacity, and of each paced run. */
+const CAPACITY_S = 6;
+const PACED_S = 8;
+/** Connections of the paced runs: enough that the client never queues what the web should. */
+const CONNECTIONS = 1_024;
+
+/** One paced run at `factor` × capacity, in figures. */
+function figures(run: PacedLoadResult): Record<string, number> {
+  const ok = summarize(run.latencies);
+  const shed = summarize(run.refusals);
+  return { sent: run.sent, answered: ok.count, p50: ok.p50, p99: ok.p99, shed: shed.count, shedP99: shed.p99, lost: run.errors };
+}
+
+/** The account's charges in the side web's ledger. */
+async function chargesOf(mongoUri: string, db: string, accountId: string): Promise<number> {
+  const client = await MongoClient.connect(mongoUri);
+  try {
+    return await client.db(db).collection('ledger').countDocuments({ account_id: accountId, kind: 'charge' });
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * Overload (DESIGN §9): a web of its own (shipped settings, one core, 1 ms upstream) is driven
+ * closed-loop to find its capacity, then paced at 0.8× and 2× that. Reported: the answered
+ * requests' p99 at 2× against 2× their p99 at 0.8× (the target), how fast the rest were shed
+ * (503 `overloaded`), how many got no answer at all, and whether every answered chat was
+ * charged once (the ledger's charges against the 2xx answers).
+ */
+export async function overloadScenario(ctx: ScenarioContext): Promise<ScenarioOutput> {
+  const { stack } = ctx;
+  const side = await startSideWeb(ctx, 'shed', {});
+  try {
+    await waitHttpReady(`${side.url}/readyz`, side.proc, 90_000);
+    const account = await seedBench(side.url, stack.adminToken, `${stack.runId}-shed`);
+    const headers = chatHeaders(account.key);
+    const body = chatBody({ stream: false });
+    const request = { url: `${side.url}/v1/chat/completions`, method: 'POST' as const, headers, body, connections: 64 };
+    const warm = await runAutocannon({ ...request, duration: 2 });
+    const closed = await runAutocannon({ ...request, duration: CAPACITY_S });
+    const capacity = Math.round(closed['2xx'] / CAPACITY_S);
+    const paced = (factor: number) => pacedLoad({ origin: side.url, path: '/v1/chat/completions', headers, body, rate: Math.round(capacity * factor), seconds: PACED_S, connections: CONNECTIONS });
+    const light = figures(await paced(0.8));
+    const heavy = figures(await paced(2));
+    const answered = warm['2xx'] + closed['2xx'] + light.answered! + heavy.answered!;
+    const charged = await chargesOf(stack.mongoUri, side.env.MONGODB_DB ?? '', account.accountId);
+    ctx.log(`overload: capacity ${capacity} req/s; 0.8× ${JSON.stringify(light)}; 2× ${JSON.stringify(heavy)}; ${answered} answered 2xx, ${charged} charges`);
+    const target = round3(2 * light.p99!);
+    const row: Measurement = {
+      id: 'overload-2x-p99',
+      scenario: `answered chats' p99 at 2× capacity (${capacity} req/s closed-loop, 1 ms upstream), shedding on`,
+      unit: 'ms',
+      floor: null,
+      farebox: heavy.p99!,
+      portkey: null,
+      portkeyNote: NO_EQUIVALENT,
+      note: `target ≤ 2× the p99 at 0.8× load (${light.p99} ms → ${target} ms); at 2×: ${heavy.answered} of ${heavy.sent} answered (p50 ${heavy.p50} ms), ${heavy.shed} shed 503 overloaded (p99 ${heavy.shedP99} ms, target < 10 ms), ${heavy.lost} without an answer; ledger charges ${charged} for ${answered} answered chats`,
+      ...(heavy.lost! > 0 ? { valid: false } : {}),
+      steal: null,
+    };
+    return { rows: [row], details: { capacity, light, heavy, answered, charged } };
+  } finally {
+    await stack.group.stop(side.proc.name);
+    await dropBenchData(stack.services, side.env.MONGODB_DB ?? '', side.env.REDIS_PREFIX ?? '').catch(() => undefined);
+  }
+}

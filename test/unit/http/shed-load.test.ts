@@ -1,0 +1,62 @@
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import { Registry } from 'prom-client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { shedLoad } from '../../../src/http/middleware/shed-load.js';
+import { OverloadGauge } from '../../../src/platform/runtime/index.js';
+
+const servers: Server[] = [];
+const gauges: OverloadGauge[] = [];
+afterEach(async () => {
+  for (const g of gauges.splice(0)) g.stop();
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+
+/**
+ * A web whose requests wait `queuedMs` before they reach the shedder (as they do behind a busy
+ * event loop), then count as work if they get through.
+ */
+async function web(queuedMs: number): Promise<{ url: string; worked: string[]; registry: Registry }> {
+  const registry = new Registry();
+  const gauge = new OverloadGauge({ maxEventLoopDelayMs: 0, maxInFlight: 0 });
+  gauges.push(gauge);
+  const worked: string[] = [];
+  const app = new Koa();
+  app.use(async (_ctx, next) => {
+    await new Promise((r) => setTimeout(r, queuedMs));
+    await next();
+  });
+  app.use(shedLoad(gauge, registry));
+  app.use((ctx) => {
+    worked.push(ctx.path);
+    ctx.body = { ok: true };
+  });
+  const server = createServer(app.callback());
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, worked, registry };
+}
+
+describe('shedLoad', () => {
+  it('does not start the work of a request whose client left before the web got to it', async () => {
+    const { url, worked, registry } = await web(150);
+    await new Promise<void>((resolve) => {
+      const req = request(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+      req.on('error', () => resolve());
+      req.end('{}');
+      // Gone while the request waits its turn.
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 40);
+    });
+    await new Promise((r) => setTimeout(r, 250));
+    expect(worked).toEqual([]);
+    expect(await registry.getSingleMetricAsString('farebox_requests_shed_total')).toContain('reason="client_left"} 1');
+    // A client that stays gets its answer; routes outside new work are never counted.
+    expect((await fetch(`${url}/v1/chat/completions`, { method: 'POST', body: '{}' })).status).toBe(200);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect(worked).toEqual(['/v1/chat/completions', '/healthz']);
+  });
+});
