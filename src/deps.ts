@@ -32,6 +32,7 @@ import { IdempotencyStore, ResponseBlobs } from './platform/idempotency/index.js
 import { runSteps, ShutdownReport, storeShutdownSteps } from './platform/runtime/index.js';
 import type { HostResolver } from './platform/security/index.js';
 import { Webhooks } from './webhooks/index.js';
+import { CacheMetrics, ResponseCache } from './cache/index.js';
 
 /** Everything a process needs, built once at boot (the composition root). */
 export interface Deps {
@@ -82,6 +83,8 @@ export interface Deps {
   readonly routeRetryBudgetMs: number;
   /** Webhook endpoints, the events the ledger, keys and credits emit, and the delivery log. */
   readonly webhooks: Webhooks;
+  /** The exact response cache (opt-in per request or key) in Redis. */
+  readonly cache: ResponseCache;
   /** Stops background work and closes connections, in dependency order. */
   close(): Promise<void>;
 }
@@ -156,6 +159,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     records: new RecordReads(c), ledgerReads: new LedgerReads(c), keyReads: new KeyReads(c, clock),
     graceReads: new GraceReads(config.requestTiming.usageGraceMaxStreams),
     routeHealth: new RouteHealth(config.routes), routeRetryBudgetMs: config.routes.retryBudgetMs, webhooks,
+    cache: new ResponseCache(redis, { prefix: config.redisPrefix, ...config.cache }, log, new CacheMetrics(metrics.registry)),
     async close() {
       // Crossings seen by the last batches still go out before the connections close.
       await settleWithin(webhooks.close(), 2_000);

@@ -8,7 +8,8 @@ import type { CatalogModel, CatalogRoute, ModelDoc, PriceKey, RouteDoc } from '.
 function priced(doc: ModelDoc, routes: readonly CatalogRoute[]): CatalogModel {
   const prices: Partial<Record<PriceKey, bigint>> = {};
   for (const [key, value] of Object.entries(doc.pricing) as Array<[PriceKey, string | undefined]>) {
-    if (value !== undefined) prices[key] = parsePrice(value);
+    // `cache_hit` is a fraction of a cached answer's cost, not a price per unit.
+    if (value !== undefined && key !== ('cache_hit' as string)) prices[key] = parsePrice(value);
   }
   const isFree = Object.values(prices).every((p) => p === 0n);
   return { id: doc._id, doc, prices, isFree, priceVersion: priceVersion(doc.pricing), holdPrices: holdUnitPrices({ prices }), routes };

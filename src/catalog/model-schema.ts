@@ -6,7 +6,13 @@ const price = z
   .transform((v) => String(v))
   .pipe(z.string().regex(/^\d+(\.\d{1,18})?$/, 'must be a non-negative decimal with at most 18 decimals'));
 
-const pricing = z.strictObject(Object.fromEntries(PRICE_KEYS.map((key) => [key, price.optional()])) as Record<PriceKey, z.ZodOptional<typeof price>>);
+const unitPrices = z.strictObject(Object.fromEntries(PRICE_KEYS.map((key) => [key, price.optional()])) as Record<PriceKey, z.ZodOptional<typeof price>>);
+
+/** The fraction of a cached answer's original cost a cache hit pays: 0 to 1. */
+const cacheHitFraction = price.refine((v) => Number(v) <= 1, 'must be a fraction between 0 and 1');
+
+/** An entry's prices: the unit prices and the cache-hit fraction. */
+const pricing = unitPrices.extend({ cache_hit: cacheHitFraction.optional() });
 
 /** A model id as clients send it: `<vendor>/<model>`. */
 export const MODEL_ID = /^[a-z0-9][a-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:-]*$/;
@@ -14,7 +20,7 @@ export const MODEL_ID = /^[a-z0-9][a-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 const route = z.strictObject({
   provider: z.string().min(1).max(100),
   upstream_model: z.string().min(1).max(200),
-  pricing: pricing.optional(),
+  pricing: unitPrices.optional(),
 });
 
 const baseModelSchema = z.strictObject({

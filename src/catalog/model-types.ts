@@ -35,7 +35,11 @@ export interface ModelDoc {
   routes?: RouteDoc[];
   /** Other ids that resolve to this entry; never one of a real entry. */
   aliases?: string[];
-  pricing: Partial<Record<PriceKey, string>>;
+  /**
+   * Prices per unit; `cache_hit` is no unit price but the fraction (0 to 1) of a cached
+   * answer's original cost that a request served from the response cache pays (absent: 0).
+   */
+  pricing: Partial<Record<PriceKey, string>> & { cache_hit?: string };
   capabilities: string[];
   context_length: number | null;
   /** Most tokens one answer may have; null: bounded by the context length. */

@@ -12,6 +12,8 @@ export const limitsInputSchema = z.strictObject({
   max_cost_per_request: usdCap.optional(),
   /** Spend caps, rpm and tpm applied to each distinct end user the requests name. */
   end_user_limits: sharedLimitsSchema.optional(),
+  /** Seconds the key's answers are kept in, and served from, the exact response cache (30 days at most). */
+  cache_ttl_seconds: z.number().int().min(0).max(30 * 24 * 3600).optional(),
 });
 
 const expiresAt = z.iso

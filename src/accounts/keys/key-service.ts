@@ -24,6 +24,7 @@ function toLimits(input: LimitsInput): KeyLimits {
   if (input.models !== undefined) limits.models = input.models;
   if (input.max_cost_per_request !== undefined) limits.max_cost_per_request = input.max_cost_per_request;
   if (input.end_user_limits !== undefined) limits.end_user_limits = toSharedLimits(input.end_user_limits);
+  if (input.cache_ttl_seconds !== undefined) limits.cache_ttl_seconds = input.cache_ttl_seconds;
   return limits;
 }
 

@@ -31,6 +31,8 @@ export interface KeyLimits {
   max_cost_per_request?: bigint;
   /** Limits applied to each distinct end user the requests name; such a key refuses requests naming none. */
   end_user_limits?: SharedLimits;
+  /** Opts every request of the key in to the exact response cache for this long (0: not opted in). */
+  cache_ttl_seconds?: number;
 }
 
 /** What a key may do. */

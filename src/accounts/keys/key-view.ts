@@ -18,6 +18,7 @@ export function toLimitsView(limits: KeyLimits) {
     ...(limits.models ? { models: limits.models } : {}),
     ...(limits.max_cost_per_request !== undefined ? { max_cost_per_request: toUsdNumber(limits.max_cost_per_request) } : {}),
     ...(limits.end_user_limits ? { end_user_limits: sharedLimitsView(limits.end_user_limits) } : {}),
+    ...(limits.cache_ttl_seconds !== undefined ? { cache_ttl_seconds: limits.cache_ttl_seconds } : {}),
   };
 }
 

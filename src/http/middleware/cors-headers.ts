@@ -1,6 +1,6 @@
 import { REQUEST_ID_ALIAS, REQUEST_ID_HEADER } from './request-id.js';
 
-/** Response headers browsers may read: request ids, retry advice and rate-limit figures. */
+/** Response headers browsers may read: request ids, retry advice, rate-limit figures and what the response cache did. */
 export const EXPOSED_HEADERS: readonly string[] = [
   REQUEST_ID_HEADER,
   REQUEST_ID_ALIAS,
@@ -9,4 +9,5 @@ export const EXPOSED_HEADERS: readonly string[] = [
   'X-RateLimit-Limit',
   'X-RateLimit-Remaining',
   'X-RateLimit-Reset',
+  'X-Farebox-Cache',
 ];

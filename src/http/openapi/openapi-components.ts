@@ -23,7 +23,7 @@ export const SCHEMAS: Record<string, Schema> = {
   Limits: {
     type: 'object',
     description: 'A key\'s limits; absent limits are left out.',
-    properties: { spend_cap_usd: spendCaps, rpm: int, tpm: int, concurrent_streams: int, models: { type: 'array', items: str }, max_cost_per_request: usd, end_user_limits: sharedLimits },
+    properties: { spend_cap_usd: spendCaps, rpm: int, tpm: int, concurrent_streams: int, models: { type: 'array', items: str }, max_cost_per_request: usd, end_user_limits: sharedLimits, cache_ttl_seconds: int },
   },
   SharedLimits: sharedLimits,
   CostLine: costLine,
@@ -123,7 +123,7 @@ export const SCHEMAS: Record<string, Schema> = {
       owned_by: str,
       name: str,
       free_tier: bool,
-      pricing: { type: 'object', additionalProperties: str, description: 'USD per unit, by price key' },
+      pricing: { type: 'object', additionalProperties: str, description: 'USD per unit, by price key; `cache_hit` is the fraction of a cached answer\'s cost a cache hit pays' },
       capabilities: { type: 'array', items: str },
       context_length: nullable(int),
       max_output_tokens: nullable(int),

@@ -18,11 +18,14 @@ export interface ReceiptFacts {
   status: number;
   /** Error code of a failure inside a stream that had answered 200. */
   failure: string | undefined;
+  /** The request whose stored answer was served, for a request answered from the cache. */
+  cacheHitOf?: string;
   settledAt: Date;
 }
 
 /** How the request ended, in the receipt's terms. */
-function outcomeOf(status: number, failure: string | undefined): string {
+function outcomeOf(status: number, failure: string | undefined, cacheHitOf: string | undefined): string {
+  if (cacheHitOf !== undefined && status < 400) return 'cache_hit';
   if (failure !== undefined) return `failed:${failure}`;
   if (status === 499) return 'client_gone';
   return status < 400 ? 'completed' : `failed:${status}`;
@@ -43,7 +46,9 @@ export function buildReceipt(f: ReceiptFacts): Receipt {
     charged_usd: formatUsd(f.charge.charged),
     absorbed_usd: formatUsd(f.charge.absorbed),
     token_source: f.tokenSource,
-    outcome: outcomeOf(f.status, f.failure),
+    outcome: outcomeOf(f.status, f.failure, f.cacheHitOf),
+    // Only on hits, so the receipts of every other request keep their exact text.
+    ...(f.cacheHitOf !== undefined ? { cache_hit_of: f.cacheHitOf } : {}),
     time: f.settledAt.toISOString(),
     prev_ledger_hash: f.charge.prevHash ?? null,
     ledger_hash: f.charge.hash ?? null,

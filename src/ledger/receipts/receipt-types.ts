@@ -14,8 +14,10 @@ export interface Receipt {
   charged_usd: string;
   absorbed_usd: string;
   token_source: TokenSource;
-  /** How the request ended: `completed`, `client_gone` or `failed:<error code>`. */
+  /** How the request ended: `completed`, `cache_hit`, `client_gone` or `failed:<error code>`. */
   outcome: string;
+  /** For `cache_hit`: the request whose stored answer was served. */
+  cache_hit_of?: string;
   /** When the charge was settled (ISO 8601). */
   time: string;
   /** `hash` of the account's previous ledger entry; null while the charge waited in the spool. */

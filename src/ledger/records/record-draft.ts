@@ -55,6 +55,8 @@ export class RecordDraft {
   endUserSource: () => EndUserNaming = () => ({ param: 'user' });
   /** The end user admission saw, for the record. */
   endUser: string | undefined;
+  /** The request whose stored answer this one was served from (an exact cache hit). */
+  cacheHitOf: string | undefined;
 
   constructor(
     readonly requestId: string,

@@ -28,6 +28,8 @@ export interface ChargedRequest {
   readonly charge: ChargeOutcome;
   readonly tokenSource: TokenSource;
   readonly failure: string | undefined;
+  /** The request whose stored answer was served (an exact cache hit). */
+  readonly cacheHitOf?: string | undefined;
   readonly settledAt: Date;
 }
 
@@ -44,6 +46,7 @@ export function receiptFacts(record: Pick<RequestRecordDoc, 'model' | 'price_ver
     absorbed: charged.charge.absorbed,
     token_source: charged.tokenSource,
     ...(charged.failure !== undefined ? { failure: charged.failure } : {}),
+    ...(charged.cacheHitOf !== undefined ? { cache_hit_of: charged.cacheHitOf } : {}),
     settled_at: charged.settledAt,
     prev_hash: charged.charge.prevHash ?? null,
     hash: charged.charge.hash ?? null,
@@ -85,6 +88,7 @@ export function storedReceipt(record: ReceiptRecord, entry?: LedgerFacts | null)
     tokenSource: facts.token_source,
     status: record.status,
     failure: facts.failure,
+    ...(facts.cache_hit_of !== undefined ? { cacheHitOf: facts.cache_hit_of } : {}),
     settledAt: facts.settled_at,
   });
   return JSON.stringify(receipt);

@@ -41,6 +41,8 @@ export interface RecordReceiptFacts {
   token_source: TokenSource;
   /** Error code of a failure inside a stream that had answered 200. */
   failure?: string;
+  /** The request whose stored answer was served (an exact cache hit). */
+  cache_hit_of?: string;
   settled_at: Date;
   prev_hash: string | null;
   hash: string | null;

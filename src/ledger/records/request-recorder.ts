@@ -76,7 +76,7 @@ export class RequestRecorder implements DraftLookup {
     // The receipt itself is built and signed when it is read: the record keeps only the facts
     // it does not already hold, so the hot path neither formats nor stores it.
     if (draft.charge !== undefined && draft.units !== undefined && known !== undefined) {
-      doc.receipt_facts = receiptFacts(doc, { model: known, charge: draft.charge, tokenSource: draft.tokenSource, failure: draft.failure, settledAt: draft.settledAt ?? this.clock() });
+      doc.receipt_facts = receiptFacts(doc, { model: known, charge: draft.charge, tokenSource: draft.tokenSource, failure: draft.failure, cacheHitOf: draft.cacheHitOf, settledAt: draft.settledAt ?? this.clock() });
     }
     this.writer.add(doc);
   }

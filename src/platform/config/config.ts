@@ -58,6 +58,8 @@ const schema = z
     DOCUMENT_FETCH_ALLOW_LOOPBACK: flag,
     CHARGE_SPOOL_DIR: z.string().default('.farebox/spool'),
     REQUEST_RECORD_RETENTION_DAYS: int(30, 1),
+    CACHE_MAX_BYTES: int(64 * 1024 * 1024, 0),
+    CACHE_MAX_ENTRY_BYTES: int(1024 * 1024, 0),
     LEDGER_MAX_CONCURRENT_COMMITS: int(4, 1),
     LEDGER_ACK: z.enum(['commit', 'local']).default('commit'),
     ADMISSION: z.enum(['exact', 'leased']).default('leased'),
@@ -154,6 +156,11 @@ export interface Config {
   readonly chargeSpoolDir: string;
   /** Days request records are kept before MongoDB's TTL index removes them. */
   readonly requestRecordRetentionDays: number;
+  /**
+   * The exact response cache in Redis: most bytes of all entries together (`CACHE_MAX_BYTES`,
+   * oldest evicted first; 0 turns the cache off) and of one entry (`CACHE_MAX_ENTRY_BYTES`).
+   */
+  readonly cache: { readonly maxBytes: number; readonly maxEntryBytes: number };
   /**
    * When a charge counts as recorded, so its cost may be reported: `commit` once MongoDB
    * committed it; `local` once it is fsync'd to this machine's charge spool, which drains to
@@ -323,6 +330,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     documentFetchAllowLoopback: e.DOCUMENT_FETCH_ALLOW_LOOPBACK,
     chargeSpoolDir: resolvePath(e.CHARGE_SPOOL_DIR),
     requestRecordRetentionDays: e.REQUEST_RECORD_RETENTION_DAYS,
+    cache: { maxBytes: e.CACHE_MAX_BYTES, maxEntryBytes: e.CACHE_MAX_ENTRY_BYTES },
     ledgerMaxConcurrentCommits: e.LEDGER_MAX_CONCURRENT_COMMITS,
     ledgerAck: e.LEDGER_ACK,
     admission: { mode: e.ADMISSION, slices: { ttlMs: e.SLICE_TTL_MS, maxNano: BigInt(Math.round(e.SLICE_MAX_USD * 1e9)), idleMs: e.SLICE_IDLE_MS } },

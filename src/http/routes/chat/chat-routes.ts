@@ -1,12 +1,16 @@
 import { Router } from '@koa/router';
 import { type ChatDoor, type ChatFront, type ChatServiceDeps, doorFront, doorStreamForm, runChatFront } from '../../../chat/index.js';
 import { classifyError } from '../../../platform/errors/index.js';
+import { cacheHeadersOf, chatThroughCache, type ResponseCache } from '../../../cache/index.js';
 import { clientChannel } from '../../sse/client-channel.js';
 import { inferenceGuards, type InferenceGuardDeps } from '../inference-guards.js';
 import { requireKey, type GatewayContext, type GatewayState } from '../../state.js';
 
 /** What the chat front doors need: the chat service's deps and the inference guards'. */
-export interface ChatRouteDeps extends ChatServiceDeps, InferenceGuardDeps {}
+export interface ChatRouteDeps extends ChatServiceDeps, InferenceGuardDeps {
+  /** The exact response cache; absent: every request runs. */
+  readonly cache?: ResponseCache;
+}
 
 /** What a door's body says of itself: whether it streams, and the model it names. */
 function bodyFacts(body: unknown): { stream: boolean; model: string } {
@@ -25,7 +29,9 @@ export async function serveChatFront(deps: ChatRouteDeps, ctx: GatewayContext, d
   const { stream, model } = bodyFacts(ctx.request.body);
   const channel = clientChannel(ctx, form, stream);
   try {
-    const answer = await runChatFront(deps, request, channel, front);
+    const headers = cacheHeadersOf((name) => ctx.get(name));
+    const cached = await chatThroughCache(deps, { ...request, door, body: ctx.request.body, headers, stream }, front, channel);
+    const answer = cached.served ? cached.answer : await runChatFront(deps, request, channel, cached.front);
     if (answer !== undefined) ctx.body = answer;
   } catch (err) {
     if (stream) await channel.events.fail(classifyError(err), form, model);
