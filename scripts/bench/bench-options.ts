@@ -1,5 +1,5 @@
 /** Scenario groups that can be run on their own with `--only=a,b`. */
-export const SCENARIO_GROUPS = ['throughput', 'rates', 'ttfb', 'open-streams', 'relay', 'queue', 'ledger', 'hostile', 'embeddings', 'tail', 'instructions', 'components', 'failover', 'tracing', 'redis-kill', 'overload'] as const;
+export const SCENARIO_GROUPS = ['throughput', 'rates', 'ttfb', 'open-streams', 'relay', 'queue', 'ledger', 'hostile', 'embeddings', 'tail', 'instructions', 'components', 'failover', 'tracing', 'redis-kill', 'overload', 'cache'] as const;
 export type ScenarioGroup = (typeof SCENARIO_GROUPS)[number];
 
 /** Sizes and durations of one benchmark run. */

@@ -29,6 +29,7 @@ import { failoverScenario } from './scenario-failover.js';
 import { tracingScenario } from './scenario-tracing.js';
 import { redisKillScenario } from './scenario-redis-kill.js';
 import { overloadScenario } from './scenario-overload.js';
+import { cacheScenario } from './scenario-cache.js';
 import { relayNode, type RelayNode } from './relay-node.js';
 
 const NODE_SOURCES: Record<RelayNode['source'], string> = {
@@ -57,6 +58,7 @@ const SCENARIOS: ReadonlyArray<[ScenarioGroup, (ctx: ScenarioContext) => Promise
   ['tracing', tracingScenario],
   ['redis-kill', redisKillScenario],
   ['overload', overloadScenario],
+  ['cache', cacheScenario],
 ];
 
 function layout(pinned: boolean): string {

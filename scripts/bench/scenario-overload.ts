@@ -24,6 +24,24 @@ function figures(run: PacedLoadResult): Record<string, number> {
   return { sent: run.sent, answered: ok.count, p50: ok.p50, p99: ok.p99, shed: shed.count, shedP99: shed.p99, lost: run.errors };
 }
 
+/** Samples the web's in-flight count and event-loop delay (max since the previous sample) every half second until stopped. */
+function watchWeb(url: string, token: string): { stop(): Array<{ inFlight: number; delayMaxMs: number }> } {
+  const samples: Array<{ inFlight: number; delayMaxMs: number }> = [];
+  const figure = (page: string, series: string) => Number(page.split('\n').find((l) => l.startsWith(`${series} `))?.split(' ')[1] ?? NaN);
+  const timer = setInterval(() => {
+    void fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } })
+      .then((r) => r.text())
+      .then((page) => samples.push({ inFlight: figure(page, 'farebox_requests_in_flight'), delayMaxMs: Math.round(figure(page, 'farebox_event_loop_delay_seconds{stat="max"}') * 1000) }))
+      .catch(() => undefined);
+  }, 500);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return samples;
+    },
+  };
+}
+
 /** The account's charges in the side web's ledger. */
 async function chargesOf(mongoUri: string, db: string, accountId: string): Promise<number> {
   const client = await MongoClient.connect(mongoUri);
@@ -55,7 +73,10 @@ export async function overloadScenario(ctx: ScenarioContext): Promise<ScenarioOu
     const capacity = Math.round(closed['2xx'] / CAPACITY_S);
     const paced = (factor: number) => pacedLoad({ origin: side.url, path: '/v1/chat/completions', headers, body, rate: Math.round(capacity * factor), seconds: PACED_S, connections: CONNECTIONS });
     const light = figures(await paced(0.8));
+    const watch = watchWeb(side.url, stack.adminToken);
     const heavy = figures(await paced(2));
+    const seen = watch.stop();
+    ctx.log(`overload: at 2×, in flight and loop delay every 0.5 s: ${seen.map((x) => `${x.inFlight}/${x.delayMaxMs}ms`).join(' ')}`);
     const answered = warm['2xx'] + closed['2xx'] + light.answered! + heavy.answered!;
     const charged = await chargesOf(stack.mongoUri, side.env.MONGODB_DB ?? '', account.accountId);
     ctx.log(`overload: capacity ${capacity} req/s; 0.8× ${JSON.stringify(light)}; 2× ${JSON.stringify(heavy)}; ${answered} answered 2xx, ${charged} charges`);

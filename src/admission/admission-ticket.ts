@@ -9,6 +9,7 @@ import { runScript } from './lua-commands.js';
 import { SCRIPT_KEYS } from './script-keys.js';
 import { type AdmitLimits, countsTokens } from './admit-limits.js';
 import type { AdmissionTicket, SettleDetail } from './admission-types.js';
+import { isGatewayError } from '../platform/errors/index.js';
 import type { LeaseRefresher } from './lease-refresher.js';
 
 /** The billed units that count against tokens-per-minute limits. */
@@ -127,6 +128,9 @@ export async function runFinish(ctx: Pick<TicketContext, 'redis' | 'keys' | 'una
   ]);
 }
 
+/** Places one more hold for a running request (`id`: the extra hold's own id), under admission's checks. */
+export type HoldGrower = (id: string, extra: bigint) => Promise<AdmissionTicket>;
+
 /**
  * An admitted request. Settling charges the ledger first (durable, idempotent by request id)
  * and only then frees the hold, so admission never sees money as free before MongoDB has
@@ -136,7 +140,9 @@ export class RedisAdmissionTicket implements AdmissionTicket {
   private settlement: Promise<ChargeOutcome> | undefined;
   private freed = false;
   readonly requestId: string;
-  readonly held: bigint;
+  private heldNow: bigint;
+  /** Extra holds placed by `grow`: freed with the request's own, their room charged through it. */
+  private readonly extras: AdmissionTicket[] = [];
   private readonly key: KeyDoc;
   private readonly model: CatalogModel;
   private readonly limits: AdmitLimits | undefined;
@@ -145,9 +151,10 @@ export class RedisAdmissionTicket implements AdmissionTicket {
   constructor(
     private readonly ctx: TicketContext,
     subject: TicketSubject,
+    private readonly grower?: HoldGrower,
   ) {
     this.requestId = subject.requestId;
-    this.held = subject.held;
+    this.heldNow = subject.held;
     this.key = subject.key;
     this.model = subject.model;
     this.limits = subject.limits;
@@ -163,6 +170,36 @@ export class RedisAdmissionTicket implements AdmissionTicket {
       });
     }
     return this.settlement;
+  }
+
+  /** What the request holds: its own hold and every extra one. */
+  get held(): bigint {
+    return this.heldNow;
+  }
+
+  /**
+   * Places an extra hold of `extra` under the same checks as admission (balance, spend caps;
+   * no request rate, no stream slot); the charge may then use it, and it is freed with the
+   * request's own hold. A refusal holds nothing and answers false.
+   */
+  async grow(extra: bigint): Promise<boolean> {
+    if (extra <= 0n) return true;
+    if (this.settlement || this.freed || this.grower === undefined) return false;
+    let ticket: AdmissionTicket;
+    try {
+      ticket = await this.grower(`${this.requestId}+${this.extras.length + 1}`, extra);
+    } catch (err) {
+      if (!isGatewayError(err)) this.ctx.log.warn({ err, request_id: this.requestId }, 'growing a hold failed');
+      return false;
+    }
+    if (this.settlement || this.freed) {
+      // The request ended while the extra hold was placed: it is not needed.
+      await ticket.release();
+      return false;
+    }
+    this.extras.push(ticket);
+    this.heldNow += ticket.held;
+    return true;
   }
 
   async release(charged?: ChargeOutcome): Promise<void> {
@@ -219,5 +256,7 @@ export class RedisAdmissionTicket implements AdmissionTicket {
       // The ledger already has the truth; the hold and slot lapse by TTL and mirrors re-sync.
       this.ctx.log.warn({ err, request_id: this.requestId }, 'freeing admission state failed');
     }
+    // After the charge reached the mirrors: until then the extra holds keep its room taken.
+    await Promise.all(this.extras.map((extra) => extra.release()));
   }
 }

@@ -35,6 +35,8 @@ export interface AdmissionRequest {
   endUserParam?: string;
   /** How long its hold lives without a renewal (absent: the hold TTL); a slice's is its own TTL. */
   leaseMs?: number;
+  /** The request whose hold this one grows (see AdmissionTicket.grow): no request rate is counted for it. */
+  growing?: string;
 }
 
 /**
@@ -72,6 +74,13 @@ export interface AdmissionTicket {
    * made elsewhere (a worker) and `charged` tells admission state what left the balance.
    */
   release(charged?: ChargeOutcome): Promise<void>;
+  /**
+   * Holds `extra` nano-USD more for the request, under the same balance and spend caps as
+   * admission (a running request that needs more, e.g. a stream continued on another route),
+   * so `held` and the most `settle` may charge grow with it. Resolves false, holding nothing
+   * more, when they cannot take it or the request already ended. Absent: the hold cannot grow.
+   */
+  grow?(extra: bigint): Promise<boolean>;
   /**
    * Frees the request's concurrent-stream slot now (its client left) while the hold stays
    * until settle or release. Never fails: Redis trouble only logs, and the slot then lapses.

@@ -25,7 +25,7 @@ export class LeasedTicket implements AdmissionTicket {
   private settlement: Promise<ChargeOutcome> | undefined;
   private ended = false;
   readonly requestId: string;
-  readonly held: bigint;
+  private heldNow: bigint;
 
   constructor(
     private readonly ctx: LeasedTicketContext,
@@ -33,7 +33,24 @@ export class LeasedTicket implements AdmissionTicket {
     private readonly slice: Slice,
   ) {
     this.requestId = subject.requestId;
-    this.held = subject.held;
+    this.heldNow = subject.held;
+  }
+
+  /** What the request holds of its slice. */
+  get held(): bigint {
+    return this.heldNow;
+  }
+
+  /**
+   * Takes `extra` more of the slice's room for the request. A slice without that room answers
+   * false: a hold placed beside the slice could not be charged through it without the slice's
+   * own accounting running short.
+   */
+  async grow(extra: bigint): Promise<boolean> {
+    if (extra <= 0n) return true;
+    if (this.settlement || this.ended || !this.slice.reserve(extra)) return false;
+    this.heldNow += extra;
+    return true;
   }
 
   settle(cost: bigint, units: BilledUnits, priced?: CatalogModel, detail?: SettleDetail): Promise<ChargeOutcome> {
@@ -56,7 +73,7 @@ export class LeasedTicket implements AdmissionTicket {
 
   private async charge(metered: bigint, units: BilledUnits, priced: CatalogModel, detail?: SettleDetail): Promise<ChargeOutcome> {
     const at = this.ctx.clock();
-    const outcome = await chargeLedger(this.ctx.ledger, this.subject, { metered, units, priced, lines: detail?.lines, at });
+    const outcome = await chargeLedger(this.ctx.ledger, { ...this.subject, held: this.heldNow }, { metered, units, priced, lines: detail?.lines, at });
     await this.end(outcome, at);
     return outcome;
   }
@@ -64,7 +81,7 @@ export class LeasedTicket implements AdmissionTicket {
   private async end(outcome: ChargeOutcome | undefined, at = this.ctx.clock()): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    this.slice.put(this.held, outcome?.cost ?? 0n);
+    this.slice.put(this.heldNow, outcome?.cost ?? 0n);
     if (outcome !== undefined) this.ctx.flusher.apply(this.subject, outcome, at, this.slice);
     await this.ctx.ended(this.slice);
   }

@@ -5,13 +5,16 @@ import type { DraftLookup, RecordDraft } from '../ledger/index.js';
 function recordingTicket(ticket: AdmissionTicket, draft: RecordDraft): AdmissionTicket {
   return {
     requestId: ticket.requestId,
-    held: ticket.held,
+    get held() {
+      return ticket.held;
+    },
     async settle(cost, units, priced, detail) {
       const outcome = await inSpan('ledger.commit', { 'farebox.request_id': ticket.requestId }, () => ticket.settle(cost, units, priced, detail));
       draft.settled(outcome, units, detail?.tokenSource);
       return outcome;
     },
     release: (charged) => ticket.release(charged),
+    ...(ticket.grow === undefined ? {} : { grow: (extra: bigint) => ticket.grow?.(extra) ?? Promise.resolve(false) }),
     ...(ticket.freeStreamSlot === undefined ? {} : { freeStreamSlot: () => ticket.freeStreamSlot?.() ?? Promise.resolve() }),
   };
 }

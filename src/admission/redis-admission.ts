@@ -303,6 +303,8 @@ export class RedisAdmission implements Admission {
     const endUser = limits.endUser === '' ? undefined : limits.endUser;
     const endUserRpm = key.limits.end_user_limits?.rpm;
     const deferred = request.rate;
+    // An extra hold of a running request is no new request: its rate was counted at admission.
+    if (request.growing !== undefined) return undefined;
     if (deferred?.pending) {
       const plan = this.rates.plan(key, { freeTier: facts.freeTier, accountRpm: facts.limits.rpm, endUser, endUserRpm }, at);
       if (plan) return { deferred, plan };
@@ -338,7 +340,10 @@ export class RedisAdmission implements Admission {
     const deadline = this.deps.clock().getTime() + this.maxLeaseMs;
     const endUser = limits.endUser || undefined;
     this.refresher.track({ requestId, accountId: key.account_id, keyId: key._id, endUser, held, stream: request.stream, deadline }, generation);
-    return new RedisAdmissionTicket(this.ticketContext, { requestId, held, key, model: request.model, limits, endUser: request.endUser });
+    const { endUser: named, endUserParam } = request;
+    const grower = (id: string, extra: bigint): Promise<AdmissionTicket> =>
+      this.admit({ requestId: id, key, model: request.model, estimate: extra, stream: false, growing: requestId, ...(named !== undefined ? { endUser: named } : {}), ...(endUserParam ? { endUserParam } : {}) });
+    return new RedisAdmissionTicket(this.ticketContext, { requestId, held, key, model: request.model, limits, endUser: request.endUser }, grower);
   }
 }
 

@@ -52,6 +52,13 @@ export class Slice {
     return true;
   }
 
+  /** Reserves `extra` more for a request already admitted from it, if it has the room. */
+  reserve(extra: bigint): boolean {
+    if (this.retired || this.room < extra) return false;
+    this.reserved += extra;
+    return true;
+  }
+
   /** A request admitted from it ended: its hold comes back, less what it was charged. */
   put(estimate: bigint, cost: bigint): void {
     this.reserved -= estimate;

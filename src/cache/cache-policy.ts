@@ -3,8 +3,8 @@ export const MAX_TTL_SECONDS = 30 * 24 * 3600;
 
 /**
  * What a request asks of the cache: `off` (not opted in: no lookup, nothing stored), `bypass`
- * (`Cache-Control: no-cache`: no lookup; a fresh answer is still stored when a TTL applies), or
- * `use` (look up, and store a miss's answer for `ttlSeconds`).
+ * (`no-cache`: no lookup; a fresh answer is still stored when a TTL applies; `no-store`: nor
+ * that), or `use` (look up, and store a miss's answer for `ttlSeconds`).
  */
 export type CachePolicy = { readonly mode: 'off' } | { readonly mode: 'bypass'; readonly ttlSeconds: number | undefined } | { readonly mode: 'use'; readonly ttlSeconds: number };
 
@@ -23,15 +23,18 @@ export function cacheHeadersOf(get: (name: string) => string): CacheHeaders {
 
 interface Directives {
   noCache: boolean;
+  noStore: boolean;
   maxAge: number | undefined;
 }
 
-/** Reads `no-cache` / `no-store` and `max-age=N` from a Cache-Control-style header. */
+/** Reads `no-cache`, `no-store` and `max-age=N` from a Cache-Control-style header. */
 function directives(header: string | undefined): Directives {
-  const found: Directives = { noCache: false, maxAge: undefined };
+  const found: Directives = { noCache: false, noStore: false, maxAge: undefined };
   for (const raw of (header ?? '').split(',')) {
     const [name = '', value] = raw.trim().toLowerCase().split('=', 2);
-    if (name === 'no-cache' || name === 'no-store') found.noCache = true;
+    if (name === 'no-cache') found.noCache = true;
+    // As in HTTP: the answer to this request is not kept either.
+    if (name === 'no-store') found.noStore = true;
     // Only plain digits count: a malformed max-age opts in to nothing rather than to a guess.
     if (name === 'max-age' && value !== undefined && /^\d{1,10}$/.test(value.trim())) found.maxAge = Math.min(Number(value.trim()), MAX_TTL_SECONDS);
   }
@@ -49,6 +52,7 @@ export function cachePolicy(headers: CacheHeaders, keyTtlSeconds: number | undef
   const http = directives(headers.cacheControl);
   const maxAge = own.maxAge ?? http.maxAge ?? keyTtlSeconds;
   const ttl = maxAge !== undefined && maxAge > 0 ? Math.min(maxAge, MAX_TTL_SECONDS) : undefined;
+  if (own.noStore || http.noStore) return { mode: 'bypass', ttlSeconds: undefined };
   if (own.noCache || http.noCache) return { mode: 'bypass', ttlSeconds: ttl };
   return ttl === undefined ? { mode: 'off' } : { mode: 'use', ttlSeconds: ttl };
 }

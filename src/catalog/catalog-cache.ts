@@ -18,9 +18,10 @@ function priced(doc: ModelDoc, routes: readonly CatalogRoute[]): CatalogModel {
 /** The entry as one route serves it: the route's provider, upstream name and prices. */
 function routeView(doc: ModelDoc, route: RouteDoc): CatalogRoute {
   const { routes: _routes, ...rest } = doc;
+  const prefill = route.prefill === undefined ? {} : { prefill: route.prefill };
   const pricing = route.pricing === undefined ? doc.pricing : { ...doc.pricing, ...route.pricing };
   const model = priced({ ...rest, provider: route.provider, upstream_model: route.upstream_model, pricing }, []);
-  return { key: `${doc._id}@${route.provider}/${route.upstream_model}`, provider: route.provider, upstreamModel: route.upstream_model, model };
+  return { key: `${doc._id}@${route.provider}/${route.upstream_model}`, provider: route.provider, upstreamModel: route.upstream_model, ...prefill, model };
 }
 
 /** Parses a stored entry's prices (and each route's) once, so requests never parse decimals. */

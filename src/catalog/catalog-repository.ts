@@ -7,7 +7,7 @@ import type { ModelInput, SeedModel } from './model-schema.js';
 /** The routes of an input in their stored form; the schema makes sure there is at least one. */
 function routesOf(input: ModelInput): RouteDoc[] {
   if (input.routes !== undefined) {
-    return input.routes.map((r) => ({ provider: r.provider, upstream_model: r.upstream_model, ...(r.pricing !== undefined ? { pricing: r.pricing } : {}) }));
+    return input.routes.map((r) => ({ provider: r.provider, upstream_model: r.upstream_model, ...(r.pricing !== undefined ? { pricing: r.pricing } : {}), ...(r.prefill !== undefined ? { prefill: r.prefill } : {}) }));
   }
   return [{ provider: input.provider ?? '', upstream_model: input.upstream_model ?? '' }];
 }

@@ -21,6 +21,8 @@ const route = z.strictObject({
   provider: z.string().min(1).max(100),
   upstream_model: z.string().min(1).max(200),
   pricing: unitPrices.optional(),
+  /** Whether the route continues a partial answer given as a trailing assistant message (wins over the provider's). */
+  prefill: z.boolean().optional(),
 });
 
 const baseModelSchema = z.strictObject({

@@ -19,6 +19,8 @@ export interface RouteDoc {
   upstream_model: string;
   /** Prices that differ at this vendor; keys left out are the model's. */
   pricing?: Partial<Record<PriceKey, string>>;
+  /** Whether this route may continue a partial answer sent as a trailing assistant message (absent: its provider's setting). */
+  prefill?: boolean;
 }
 
 /**
@@ -82,6 +84,8 @@ export interface CatalogRoute {
   readonly key: string;
   readonly provider: string;
   readonly upstreamModel: string;
+  /** The route's own word on assistant prefill (absent: its provider's setting). */
+  readonly prefill?: boolean;
   /** The entry as this route serves it: `doc.provider`, `doc.upstream_model` and the prices are the route's. */
   readonly model: CatalogModel;
 }

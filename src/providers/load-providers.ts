@@ -4,6 +4,12 @@ import type { LoadedProvider } from './registry.js';
 
 const KINDS = ['openai', 'anthropic', 'mistral-ocr', 'openai-images', 'local'] as const satisfies readonly ProviderKind[];
 
+/**
+ * Kinds whose vendor continues a trailing assistant message by default: Anthropic's Messages
+ * API does; OpenAI's own API answers it anew, though some compatible servers continue it.
+ */
+const PREFILL_BY_DEFAULT: ReadonlySet<ProviderKind> = new Set(['anthropic']);
+
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name');
 
 const entrySchema = z
@@ -15,6 +21,8 @@ const entrySchema = z
     output_limit_field: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
     // The upstream also speaks OpenAI's Responses API (`POST /responses`), so `/v1/responses` is relayed to it as is.
     responses_api: z.boolean().optional(),
+    // The upstream continues a trailing assistant message (prefill); absent: its kind's default.
+    prefill: z.boolean().optional(),
   })
   .strict()
   .refine((entry) => entry.kind === 'local' || entry.base_url !== undefined, { message: 'base_url is required', path: ['base_url'] })
@@ -72,6 +80,7 @@ export function loadProviders(fileText: string, env: Readonly<Record<string, str
     if (keys.length > 1) out.apiKeys = keys;
     if (entry.output_limit_field !== undefined) out.outputLimitField = entry.output_limit_field;
     if (entry.responses_api === true) out.responsesApi = true;
+    out.prefill = entry.prefill ?? PREFILL_BY_DEFAULT.has(entry.kind);
     return out;
   });
 }

@@ -23,6 +23,8 @@ export interface ProviderConfig {
   outputLimitField?: OutputLimitField;
   /** The upstream speaks OpenAI's Responses API too (kind `openai`). */
   responsesApi?: boolean;
+  /** The upstream continues a partial answer given as a trailing assistant message. */
+  prefill?: boolean;
 }
 
 /** Request fields that carry a chat answer's output limit. */
@@ -36,6 +38,8 @@ export interface ProviderAdapter {
   readonly id: string;
   readonly kind: ProviderKind;
   readonly chat?: ChatCapability;
+  /** The upstream continues a partial answer given as a trailing assistant message (absent: no). */
+  readonly prefill?: boolean;
   /** Anthropic's Messages API spoken natively: `/v1/messages` is relayed without translation. */
   readonly messages?: RelayCapability;
   /** OpenAI's Responses API spoken natively: `/v1/responses` is relayed without translation. */

@@ -84,7 +84,9 @@ export function createProviderRegistry(
     if (!config.enabled) continue;
     const factory = factories[config.kind];
     if (factory === undefined) throw new Error(`No adapter for provider kind "${config.kind}" (provider ${config.id})`);
-    adapters.set(config.id, factory(config, deps));
+    const adapter = factory(config, deps);
+    // The file's word on prefill is the provider's, whatever its kind's factory builds.
+    adapters.set(config.id, config.prefill === undefined ? adapter : Object.assign(adapter, { prefill: config.prefill }));
   }
   function get(providerId: string): ProviderAdapter {
     const adapter = adapters.get(providerId);

@@ -23,6 +23,8 @@ export interface AdmittedRoute extends RouteTarget {
   readonly promptTokens: () => Promise<number>;
   /** The key's authorization for the entry (admission takes it instead of asking again). */
   readonly authorized?: Authorization;
+  /** The route continues a partial answer given as a trailing assistant message (see continuation). */
+  readonly prefill?: boolean;
 }
 
 /** A server-side web search tool a request declares, and its own cap on uses. */
@@ -78,5 +80,5 @@ export async function admittedRoute(candidate: RouteCandidate, requested: ChatRe
   const hold = await estimateChatCostAsync(body, model, chat.outputLimit?.(body), { ...inputs, webSearches });
   let counted: Promise<number> | undefined;
   const promptTokens = (): Promise<number> => (counted ??= inputs.unboundedParam !== undefined ? Promise.resolve(hold.promptTokens) : promptTokenCount(body, model));
-  return { entryId: candidate.entry.id, key: route.key, upstreamModel: route.upstreamModel, route, model, providerId: route.provider, chat, body, hold, promptTokens, authorized: candidate.authorized };
+  return { entryId: candidate.entry.id, key: route.key, upstreamModel: route.upstreamModel, route, model, providerId: route.provider, chat, body, hold, promptTokens, authorized: candidate.authorized, prefill: candidate.prefill };
 }

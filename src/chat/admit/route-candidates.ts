@@ -13,6 +13,8 @@ export interface RouteCandidate {
   readonly chat: ChatCapability;
   /** The key's authorization for the entry, passed on to admission so it is not asked twice. */
   readonly authorized: Authorization;
+  /** The route continues a partial answer given as a trailing assistant message (the route's setting, else its provider's). */
+  readonly prefill: boolean;
 }
 
 /** Smoothed latencies of routes, for `sort: "latency"`. */
@@ -40,11 +42,12 @@ function orderRoutes(routes: readonly CatalogRoute[], prefs: ProviderPreferences
   return kept;
 }
 
-/** The chat capability of a route's provider, or the refusal saying why it cannot serve. */
-function chatOf(deps: Pick<ChatServiceDeps, 'providers'>, provider: string): ChatCapability | GatewayError {
+/** The chat capability of a route's provider (and its prefill setting), or the refusal saying why it cannot serve. */
+function chatOf(deps: Pick<ChatServiceDeps, 'providers'>, provider: string): { chat: ChatCapability; prefill: boolean } | GatewayError {
   try {
-    const chat = deps.providers.get(provider).chat;
-    return chat ?? new GatewayError('upstream_error', `Provider "${provider}" cannot serve chat models`);
+    const adapter = deps.providers.get(provider);
+    if (adapter.chat === undefined) return new GatewayError('upstream_error', `Provider "${provider}" cannot serve chat models`);
+    return { chat: adapter.chat, prefill: adapter.prefill === true };
   } catch (err) {
     return err instanceof GatewayError ? err : new GatewayError('service_unavailable', 'This model is not available right now.');
   }
@@ -83,9 +86,9 @@ export async function routeCandidates(
   let refusal: GatewayError | undefined;
   for (const entry of entries) {
     for (const route of orderRoutes(modelRoutes(entry), routing.provider, latencies)) {
-      const chat = chatOf(deps, route.provider);
-      if (chat instanceof GatewayError) refusal ??= chat;
-      else candidates.push({ entry, route, chat, authorized: proofs.get(entry.id) as Authorization });
+      const served = chatOf(deps, route.provider);
+      if (served instanceof GatewayError) refusal ??= served;
+      else candidates.push({ entry, route, chat: served.chat, authorized: proofs.get(entry.id) as Authorization, prefill: route.prefill ?? served.prefill });
     }
   }
   if (candidates.length > 0) return candidates;

@@ -7,7 +7,10 @@ import type { ChatServiceDeps } from '../chat-service-deps.js';
 function attemptTicket(ticket: AdmissionTicket, route: AdmittedRoute): AdmissionTicket {
   return {
     requestId: ticket.requestId,
-    held: ticket.held,
+    get held() {
+      return ticket.held;
+    },
+    ...(ticket.grow === undefined ? {} : { grow: (extra: bigint) => ticket.grow?.(extra) ?? Promise.resolve(false) }),
     settle: (cost, units, _priced, detail) => ticket.settle(cost, units, route.model, detail),
     // The request's hold must outlive a failed route, since the next one may answer; the
     // front runner releases it when the request ends (a no-op once settled).

@@ -40,13 +40,14 @@ describe('cache key', () => {
 });
 
 describe('cache policy', () => {
-  it('opts in by header or by the key, and no-cache bypasses', () => {
+  it('opts in by header or by the key; no-cache bypasses the lookup, no-store the store too', () => {
     expect(cachePolicy({}, undefined)).toEqual({ mode: 'off' });
     expect(cachePolicy({ farebox: 'max-age=60' }, undefined)).toEqual({ mode: 'use', ttlSeconds: 60 });
     expect(cachePolicy({ cacheControl: 'public, max-age=30' }, undefined)).toEqual({ mode: 'use', ttlSeconds: 30 });
     expect(cachePolicy({}, 120)).toEqual({ mode: 'use', ttlSeconds: 120 });
     expect(cachePolicy({ farebox: 'max-age=0' }, 120)).toEqual({ mode: 'off' });
     expect(cachePolicy({ cacheControl: 'no-cache' }, 120)).toEqual({ mode: 'bypass', ttlSeconds: 120 });
+    expect(cachePolicy({ cacheControl: 'no-store', farebox: 'max-age=60' }, 120)).toEqual({ mode: 'bypass', ttlSeconds: undefined });
     expect(cachePolicy({ farebox: 'max-age=abc' }, undefined)).toEqual({ mode: 'off' });
     expect(cachePolicy({ farebox: 'max-age=99999999' }, undefined)).toEqual({ mode: 'use', ttlSeconds: 30 * 24 * 3600 });
   });
