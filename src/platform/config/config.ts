@@ -46,7 +46,7 @@ const schema = z
     JOB_RESULT_TTL_MS: int(3_600_000, 1_000),
     EARLY_COMMIT_MS: int(20_000, 0),
     STREAM_HEARTBEAT_MS: int(15_000, 10),
-    SHED_EVENT_LOOP_DELAY_MS: int(100, 0),
+    SHED_EVENT_LOOP_DELAY_MS: int(25, 0),
     SHED_MAX_IN_FLIGHT: int(4_096, 0),
     HOLD_TTL_SECONDS: int(600, 1),
     MAX_REQUEST_SECONDS: int(3600, 1),

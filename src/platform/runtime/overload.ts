@@ -5,17 +5,21 @@ export type OverloadReason = 'event_loop_delay' | 'in_flight';
 
 /** How often the delay sampler expects to run, ms. */
 const SAMPLE_MS = 20;
+/** Samples the delay must hold over to count: 100 ms of a loop that never caught up. */
+const SUSTAINED_SAMPLES = 5;
 
 /**
  * The process's own overload signals, as Envoy's overload manager reads them: the event loop's
  * delay and the work in progress. The delay is how late a timer due every SAMPLE_MS ran, and it
- * counts only when sustained (the last two runs were both late by the threshold): a single stall
- * (a collection, a large body parsed) passes, a loop saturated by more work than it can do does
- * not. Cheap enough to ask on every request.
+ * counts only when sustained: the least of the last SUSTAINED_SAMPLES, as CoDel reads a queue's
+ * standing delay. A loop with any idle moment in that time has a sample near zero, and a single
+ * stall (a collection, a large body parsed) is one late sample; only a loop saturated by more work
+ * than it can do is late at every one. Cheap enough to ask on every request.
  */
 export class OverloadGauge {
   private inFlight = 0;
-  private lastDelayMs = 0;
+  private readonly samples: number[] = Array.from({ length: SUSTAINED_SAMPLES }, () => 0);
+  private next = 0;
   private sustainedDelayMs = 0;
   private due = performance.now() + SAMPLE_MS;
   private readonly timer: NodeJS.Timeout;
@@ -25,7 +29,7 @@ export class OverloadGauge {
     this.timer.unref();
   }
 
-  /** The event loop's sustained delay, ms: the lesser of its last two samples. */
+  /** The event loop's sustained delay, ms: the least of its last samples. */
   delayMs(): number {
     return this.sustainedDelayMs;
   }
@@ -59,9 +63,9 @@ export class OverloadGauge {
 
   private sample(): void {
     const now = performance.now();
-    const delay = Math.max(0, now - this.due);
-    this.sustainedDelayMs = Math.min(delay, this.lastDelayMs);
-    this.lastDelayMs = delay;
+    this.samples[this.next] = Math.max(0, now - this.due);
+    this.next = (this.next + 1) % SUSTAINED_SAMPLES;
+    this.sustainedDelayMs = Math.min(...this.samples);
     this.due = now + SAMPLE_MS;
   }
 }

@@ -35,7 +35,7 @@ describe('overload gauge', () => {
     expect(g.enter()).toBeUndefined();
     g.leave();
     // A loop kept busy turn after turn.
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 6; i++) {
       block(120);
       await sleep(1);
     }
