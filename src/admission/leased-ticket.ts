@@ -13,6 +13,8 @@ export interface LeasedTicketContext {
   readonly flusher: SliceFlusher;
   /** Told when the request ended, with the slice's new size; resolves once a slice handed back because of it is back. */
   ended(slice: Slice): Promise<void>;
+  /** Holds `estimate` for the request on the exact path (its own hold in Redis, under every cap and the balance). */
+  exact?(requestId: string, estimate: bigint): Promise<AdmissionTicket>;
 }
 
 /**
@@ -26,6 +28,8 @@ export class LeasedTicket implements AdmissionTicket {
   private ended = false;
   readonly requestId: string;
   private heldNow: bigint;
+  /** The exact hold the request moved to when it had to grow beyond its slice's room. */
+  private moved: AdmissionTicket | undefined;
 
   constructor(
     private readonly ctx: LeasedTicketContext,
@@ -36,24 +40,46 @@ export class LeasedTicket implements AdmissionTicket {
     this.heldNow = subject.held;
   }
 
-  /** What the request holds of its slice. */
+  /** What the request holds: of its slice, or on the exact path once it moved there. */
   get held(): bigint {
-    return this.heldNow;
+    return this.moved?.held ?? this.heldNow;
   }
 
   /**
-   * Takes `extra` more of the slice's room for the request. A slice without that room answers
-   * false: a hold placed beside the slice could not be charged through it without the slice's
-   * own accounting running short.
+   * Takes `extra` more of the slice's room for the request. When the slice lacks that room,
+   * the request moves to the exact path: one hold of its whole new worst case is placed under
+   * every cap and the balance, and only then does its reservation go back to the slice
+   * (uncharged), so its money is never uncovered. It settles there from then on; a charge
+   * cannot be split between a slice and another hold without the slice's accounting running
+   * short. False, holding nothing more, when neither has the room.
    */
   async grow(extra: bigint): Promise<boolean> {
     if (extra <= 0n) return true;
-    if (this.settlement || this.ended || !this.slice.reserve(extra)) return false;
-    this.heldNow += extra;
+    if (this.moved !== undefined) return (await this.moved.grow?.(extra)) ?? false;
+    if (this.settlement || this.ended) return false;
+    if (this.slice.reserve(extra)) {
+      this.heldNow += extra;
+      return true;
+    }
+    if (this.ctx.exact === undefined) return false;
+    let moved: AdmissionTicket;
+    try {
+      moved = await this.ctx.exact(this.requestId, this.heldNow + extra);
+    } catch {
+      // Refused (a cap or the balance) or Redis unreachable: no more than the slice's room.
+      return false;
+    }
+    if (this.settlement || this.ended) {
+      await moved.release();
+      return false;
+    }
+    this.moved = moved;
+    await this.end(undefined);
     return true;
   }
 
   settle(cost: bigint, units: BilledUnits, priced?: CatalogModel, detail?: SettleDetail): Promise<ChargeOutcome> {
+    if (this.moved !== undefined) return this.moved.settle(cost, units, priced ?? this.subject.model, detail);
     this.settlement ??= this.charge(cost, units, priced ?? this.subject.model, detail).catch((err: unknown) => {
       // Nothing was charged: the hold stays reserved until a later settle or the release.
       this.settlement = undefined;
@@ -63,6 +89,7 @@ export class LeasedTicket implements AdmissionTicket {
   }
 
   async release(charged?: ChargeOutcome): Promise<void> {
+    if (this.moved !== undefined) return this.moved.release(charged);
     if (this.settlement || this.ended) return;
     // A worker may have billed elsewhere: what it charged still goes to the mirrors.
     await this.end(charged);

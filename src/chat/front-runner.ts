@@ -5,7 +5,7 @@ import { admitChat, type AdmittedChat, type AdmittedRequest } from './admit/chat
 import { completeChat } from './chat-complete.js';
 import type { ChatFront, FrontPlan } from './chat-front.js';
 import type { ChatServiceDeps } from './chat-service-deps.js';
-import { streamChat } from './chat-stream.js';
+import { type NextRoutes, streamChat } from './chat-stream.js';
 import type { ClientChannel } from './wire/client-channel.js';
 import { attemptOn, recordAttempts } from './routes/route-attempt.js';
 import { upstreamSignal } from './routes/upstream-signal.js';
@@ -21,7 +21,7 @@ export interface FrontRequest {
  * The streamed branches return their stream's promise (it ends with undefined) rather than
  * await it: no frame of this function is kept for as long as a stream stays open.
  */
-async function runPlan(deps: ChatServiceDeps, admitted: AdmittedChat, plan: FrontPlan, channel: ClientChannel, signal: AbortSignal): Promise<unknown> {
+async function runPlan(deps: ChatServiceDeps, admitted: AdmittedChat, plan: FrontPlan, channel: ClientChannel, signal: AbortSignal, next: NextRoutes): Promise<unknown> {
   const stream = admitted.body.stream === true;
   if (plan.kind === 'relay') {
     if (!stream) return await plan.complete(signal);
@@ -29,7 +29,7 @@ async function runPlan(deps: ChatServiceDeps, admitted: AdmittedChat, plan: Fron
   }
   if (plan.headers !== undefined) channel.setHeaders(plan.headers);
   if (!stream) return plan.answer(await completeChat(deps, admitted, signal));
-  return streamChat(deps, admitted, plan.sink(channel.events), signal);
+  return streamChat(deps, admitted, plan.sink(channel.events), signal, next);
 }
 
 /** Runs the front's plan on each route in turn until one answers (see runRoutes). */
@@ -45,7 +45,9 @@ async function runOnRoutes(deps: ChatServiceDeps, admitted: AdmittedRequest, fro
     const request = { requestId: admitted.requestId, signal: upstream.signal, attempts: recordAttempts(deps, admitted.requestId) };
     return await runRoutes(deps, admitted.routes, request, async (route, firstByte) => {
       const attempt = attemptOn(admitted, route, firstByte);
-      return runPlan(deps, attempt, await front.plan(attempt), channel, upstream.signal);
+      // A stream that breaks mid-answer may go on with the routes after this one.
+      const next = { request: admitted, routes: admitted.routes.slice(admitted.routes.indexOf(route) + 1), attempts: request.attempts };
+      return runPlan(deps, attempt, await front.plan(attempt), channel, upstream.signal, next);
     });
   } finally {
     upstream.dispose();

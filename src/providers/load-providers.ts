@@ -80,7 +80,8 @@ export function loadProviders(fileText: string, env: Readonly<Record<string, str
     if (keys.length > 1) out.apiKeys = keys;
     if (entry.output_limit_field !== undefined) out.outputLimitField = entry.output_limit_field;
     if (entry.responses_api === true) out.responsesApi = true;
-    out.prefill = entry.prefill ?? PREFILL_BY_DEFAULT.has(entry.kind);
+    // Absent means no: only a provider that takes prefill says so.
+    if (entry.prefill ?? PREFILL_BY_DEFAULT.has(entry.kind)) out.prefill = true;
     return out;
   });
 }

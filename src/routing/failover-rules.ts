@@ -9,6 +9,8 @@ export interface FailureVerdict {
   readonly status: number | undefined;
   /** How long the route asked to be left alone (`Retry-After`), ms. */
   readonly retryAfterMs: number | undefined;
+  /** False when the failure was the request's own on this route (too long for its context): no mark against its health. */
+  readonly routeFault?: boolean;
 }
 
 /**
@@ -18,10 +20,27 @@ export interface FailureVerdict {
  */
 const FAILOVER_STATUSES = new Set([401, 402, 403, 404, 408, 409, 429, 500, 501, 502, 503, 504, 529]);
 
+/** The vendor code of a request longer than the model's context window. */
+const CONTEXT_CODE = 'context_length_exceeded';
+
+/** How vendors word it when they send no such code (Anthropic: "prompt is too long"). */
+const CONTEXT_WORDING = /context length|context window|maximum context|prompt is too long/i;
+
+/**
+ * Whether a 400 says the request does not fit the model's context: another route (another
+ * model of `models`, or a deployment with a larger window) may still take it.
+ */
+function exceedsContext(err: GatewayError): boolean {
+  const upstream = err.upstream;
+  if (upstream?.code === CONTEXT_CODE) return true;
+  return upstream?.status === 400 && CONTEXT_WORDING.test(err.message);
+}
+
 /**
  * Judges an attempt that failed before its first byte. Transport faults and the statuses
- * above move on to the next route; anything every route would answer alike (400, 413, 422
- * and other 4xx) is answered at once; a failure that is not the upstream's (the client left,
+ * above move on to the next route, and so does a 400 that says the request exceeds the
+ * model's context; anything every route would answer alike (other 400s, 413, 422 and other
+ * 4xx) is answered at once; a failure that is not the upstream's (the client left,
  * a bug) never fails over.
  */
 export function judgeFailure(err: GatewayError): FailureVerdict {
@@ -31,6 +50,7 @@ export function judgeFailure(err: GatewayError): FailureVerdict {
   const status = upstream.status;
   if (upstream.transport !== undefined) return { cause: upstream.transport, failover: true, status, retryAfterMs };
   if (upstream.code === 'keys_exhausted' || upstream.code === 'insufficient_quota') return { cause: upstream.code, failover: true, status, retryAfterMs };
+  if (exceedsContext(err)) return { cause: CONTEXT_CODE, failover: true, status, retryAfterMs, routeFault: false };
   if (status === undefined) return { cause: err.code, failover: false, status, retryAfterMs };
   return { cause: `status_${status}`, failover: FAILOVER_STATUSES.has(status), status, retryAfterMs };
 }

@@ -89,7 +89,7 @@ class Walk<R extends RouteTarget, T> {
       }
       const verdict = judgeFailure(err.original);
       const ms = performance.now() - started;
-      if (verdict.failover) deps.routeHealth?.failed(key, verdict.retryAfterMs);
+      if (verdict.failover && verdict.routeFault !== false) deps.routeHealth?.failed(key, verdict.retryAfterMs);
       else if (gate === 'trial') deps.routeHealth?.abandoned(key);
       deps.metrics?.routes.attempt(key, route.providerId, ms / 1000, verdict.cause);
       log.refusedKeys(route, trail);

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { type GatewayError, toGatewayError } from '../../platform/errors/index.js';
 import { type ChatDelta, type ChatRequestBody, type ChatStreamEvent, readReasoning, streamEventWithoutReasoning, type TokenUsage } from '../../providers/index.js';
 import type { ChunkSink } from './chunk-sink.js';
@@ -18,6 +19,13 @@ export interface RelayWatch {
   readonly reshape?: (choices: ChatDelta[]) => ChatDelta[];
   /** Told of every delta the client is sent (or would be, once it left). */
   readonly seen?: (choices: readonly ChatDelta[]) => void;
+  /** Told of an upstream event the adapter could not read and left out. */
+  readonly skipped?: (reason: string) => void;
+}
+
+/** Logs an upstream event the adapter left out (the answer went on without it). */
+export function skippedEvents(log: Pick<Logger, 'warn'>, requestId: string, route: string): (reason: string) => void {
+  return (reason) => log.warn({ request_id: requestId, route, reason }, 'skipped an upstream event it could not read');
 }
 
 /** One upstream stream to relay: its first item (already read), the rest, and the body it answers. */
@@ -46,8 +54,12 @@ export async function relayStream(meta: CompletionMeta, source: RelaySource, sin
         if (end.final && sink.closed) break;
         continue;
       }
+      if (event.kind === 'skipped') {
+        watch.skipped?.(event.reason);
+        continue;
+      }
       const reshaped = watch.reshape === undefined ? event : { kind: 'delta' as const, choices: watch.reshape(event.choices) };
-      if (reshaped.choices.length === 0) continue;
+      if (watch.reshape !== undefined && reshaped.choices.length === 0) continue;
       produced.add(reshaped.choices);
       watch.seen?.(reshaped.choices);
       if (sink.closed) continue;

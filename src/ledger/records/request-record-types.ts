@@ -24,6 +24,11 @@ export interface AttemptRecord {
   latency_ms: number;
   /** The variable naming the upstream key used, for a provider with several keys (never its value). */
   key_env?: string;
+  /**
+   * Which part of a streamed answer continued across routes this line is about (1 the route
+   * that broke mid-answer, 2 the route that went on with it, …); absent on an answer in one part.
+   */
+  leg?: number;
 }
 
 /**

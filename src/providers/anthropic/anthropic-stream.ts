@@ -2,7 +2,7 @@ import { GatewayError } from '../../platform/errors/index.js';
 import type { ChatDelta, ChatStreamEvent } from '../chat/chat-types.js';
 import { sanitizeUpstreamMessage } from '../http/upstream-errors.js';
 import { isRecord, numberAt, recordAt, stringAt, type JsonRecord } from '../http/narrow.js';
-import { parseSseJson, type SseEvent } from '../sse/sse-decoder.js';
+import { type SseEvent, SKIPPED_EVENT, TolerantSseJson } from '../sse/sse-decoder.js';
 import { finishReason, readAnthropicUsage, toTokenUsage, type AnthropicTokenCounts } from './anthropic-response.js';
 
 type Delta = ChatDelta['delta'];
@@ -116,15 +116,21 @@ function mapEvent(event: JsonRecord, state: StreamState): ChatStreamEvent | unde
 /**
  * Maps Messages API stream events to gateway stream items: role, text, thinking
  * (`delta.reasoning`) and tool-call deltas, a finish delta from `message_delta`, and the usage
- * item on `message_stop`. An `error` event or a stream without `message_stop` raises.
+ * item on `message_stop`. An `error` event or a stream without `message_stop` raises; an
+ * event that is not JSON is skipped (a `skipped` item), up to a few per stream.
  */
 export async function* mapAnthropicStream(events: AsyncIterable<SseEvent>): AsyncGenerator<ChatStreamEvent> {
   const state = new StreamState();
+  const payloads = new TolerantSseJson();
   try {
     for await (const event of events) {
       // Events after message_stop are drained so the connection ends cleanly.
       if (state.stopped) continue;
-      const payload = parseSseJson(event.data);
+      const payload = payloads.parse(event.data);
+      if (payload === SKIPPED_EVENT) {
+        yield { kind: 'skipped', reason: 'an event did not carry valid JSON' };
+        continue;
+      }
       if (!isRecord(payload)) throw new GatewayError('upstream_error', 'The upstream provider sent a malformed event');
       const item = mapEvent(payload, state);
       if (item !== undefined) yield item;

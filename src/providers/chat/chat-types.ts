@@ -129,11 +129,14 @@ export interface ChatDelta {
 /**
  * Items of an adapter's stream: deltas and the upstream's usage as it reports it. A `partial`
  * usage item (e.g. Anthropic's input count at the start) may be followed by a final one; an
- * upstream that reports none yields no usage item (the gateway then counts).
+ * upstream that reports none yields no usage item (the gateway then counts). A `skipped` item
+ * says one event could not be read and was left out while the stream went on (the gateway
+ * logs it as a warning; nothing reaches the client).
  */
 export type ChatStreamEvent =
   | { kind: 'delta'; choices: ChatDelta[] }
-  | { kind: 'usage'; usage: TokenUsage; partial?: boolean };
+  | { kind: 'usage'; usage: TokenUsage; partial?: boolean }
+  | { kind: 'skipped'; reason: string };
 
 /** Input of a chat call. */
 export interface ChatCall {

@@ -2,7 +2,7 @@ import { GatewayError } from '../../platform/errors/index.js';
 import type { ChatDelta, ChatMessage, ChatStreamEvent, TokenUsage } from '../chat/chat-types.js';
 import { sanitizeUpstreamMessage } from '../http/upstream-errors.js';
 import { arrayAt, isRecord, numberAt, recordAt, stringAt, type JsonRecord } from '../http/narrow.js';
-import { parseSseJson, type SseEvent } from '../sse/sse-decoder.js';
+import { type SseEvent, SKIPPED_EVENT, TolerantSseJson } from '../sse/sse-decoder.js';
 import { readOpenAiUsage, readReasoningText } from './openai-response.js';
 
 type ToolCallDelta = NonNullable<ChatDelta['delta']['tool_calls']>[number];
@@ -51,8 +51,7 @@ function inStreamError(chunk: JsonRecord): GatewayError {
   return new GatewayError('upstream_error', `The upstream provider failed mid-stream: ${sanitizeUpstreamMessage(message)}`);
 }
 
-function readChunk(data: string): { usage: TokenUsage | undefined; choices: ChatDelta[] } {
-  const chunk = parseSseJson(data);
+function readChunk(chunk: unknown): { usage: TokenUsage | undefined; choices: ChatDelta[] } {
   if (!isRecord(chunk)) throw new GatewayError('upstream_error', 'The upstream provider sent a malformed chunk');
   if (chunk.error !== undefined && chunk.error !== null) throw inStreamError(chunk);
   const choices = (arrayAt(chunk, 'choices') ?? []).flatMap((c, i) => readDelta(c, i) ?? []);
@@ -62,13 +61,15 @@ function readChunk(data: string): { usage: TokenUsage | undefined; choices: Chat
 /**
  * Maps OpenAI chat-completion chunks to stream events: one delta item per chunk with
  * choices, then the upstream's usage (none when it sent none: the gateway then counts). An `error` chunk, or a stream that ends before `[DONE]` without a
- * finish reason, raises `upstream_error`.
+ * finish reason, raises `upstream_error`. An event whose data is not JSON is skipped (a
+ * `skipped` item), up to a few per stream.
  */
 export async function* mapOpenAiStream(events: AsyncIterable<SseEvent>): AsyncGenerator<ChatStreamEvent> {
   let usage: TokenUsage | undefined;
   let produced = '';
   let finished = false;
   let done = false;
+  const payloads = new TolerantSseJson();
   try {
     for await (const event of events) {
       // Events after [DONE] are read and ignored so the connection ends cleanly and stays pooled.
@@ -78,7 +79,12 @@ export async function* mapOpenAiStream(events: AsyncIterable<SseEvent>): AsyncGe
         if (usage !== undefined) yield { kind: 'usage', usage };
         continue;
       }
-      const chunk = readChunk(event.data);
+      const parsed = payloads.parse(event.data);
+      if (parsed === SKIPPED_EVENT) {
+        yield { kind: 'skipped', reason: 'an event did not carry valid JSON' };
+        continue;
+      }
+      const chunk = readChunk(parsed);
       usage = chunk.usage ?? usage;
       if (chunk.choices.length === 0) continue;
       for (const choice of chunk.choices) {

@@ -79,3 +79,27 @@ export function parseSseJson(data: string): unknown {
     throw brokenStream('an event did not carry valid JSON', err);
   }
 }
+
+/** What {@link TolerantSseJson.parse} returns for an event it skipped. */
+export const SKIPPED_EVENT: unique symbol = Symbol('skipped event');
+
+/**
+ * Reads a stream's event payloads, skipping a few that are not JSON: a stray malformed event
+ * among valid ones is noise the answer survives, while more than `maxSkipped` in one stream
+ * means the stream is broken (the parse error is then thrown).
+ */
+export class TolerantSseJson {
+  private skipped = 0;
+
+  constructor(private readonly maxSkipped = 3) {}
+
+  /** The event's JSON payload, or SKIPPED_EVENT when it was not JSON and may be left out. */
+  parse(data: string): unknown {
+    try {
+      return JSON.parse(data) as unknown;
+    } catch (err) {
+      if (++this.skipped > this.maxSkipped) throw brokenStream('an event did not carry valid JSON', err);
+      return SKIPPED_EVENT;
+    }
+  }
+}

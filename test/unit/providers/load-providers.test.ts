@@ -29,6 +29,17 @@ describe('loadProviders', () => {
     expect(byId.get('mistral-ocr')).toMatchObject({ kind: 'mistral-ocr', baseUrl: 'https://api.mistral.ai' });
   });
 
+  it('takes prefill by kind (anthropic yes, the others no) unless the file says otherwise', () => {
+    const providers = loadProviders(JSON.stringify([
+      { id: 'claude', kind: 'anthropic', base_url: 'https://a.test', api_key_env: 'K' },
+      { id: 'claude-no', kind: 'anthropic', base_url: 'https://a.test', api_key_env: 'K', prefill: false },
+      { id: 'oai', kind: 'openai', base_url: 'https://o.test', api_key_env: 'K' },
+      { id: 'vllm', kind: 'openai', base_url: 'https://v.test', api_key_env: 'K', prefill: true },
+    ]), { K: 'sk-k' });
+    expect(providers.map((p) => [p.id, p.prefill === true])).toEqual([['claude', true], ['claude-no', false], ['oai', false], ['vllm', true]]);
+    expect(problems(JSON.stringify([{ id: 'x', kind: 'local', prefill: 'yes' }]))[0]).toMatch(/^0\.prefill/);
+  });
+
   it('lists every problem of a bad file', () => {
     const found = problems(JSON.stringify([
       { id: 'Bad Id', kind: 'openai', base_url: 'https://x.test', api_key_env: 'X' },

@@ -61,4 +61,11 @@ describe('judgeFailure', () => {
     expect(judgeFailure(new GatewayError('upstream_error', 'The upstream request was aborted')).failover).toBe(false);
     expect(judgeFailure(new GatewayError('internal_error', 'bug')).failover).toBe(false);
   });
+
+  it('a 400 that says the request exceeds the context fails over, without a mark against the route', () => {
+    const openai = upstreamStatusError(400, {}, JSON.stringify({ error: { message: "This model's maximum context length is 8192 tokens", type: 'invalid_request_error', code: 'context_length_exceeded' } }));
+    const anthropic = upstreamStatusError(400, {}, JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } }));
+    for (const err of [openai, anthropic]) expect(judgeFailure(err)).toMatchObject({ failover: true, cause: 'context_length_exceeded', status: 400, routeFault: false });
+    expect(judgeFailure(upstreamStatusError(400, {}, '{"error":{"message":"Invalid messages"}}')).failover).toBe(false);
+  });
 });

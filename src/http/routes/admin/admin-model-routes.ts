@@ -43,6 +43,8 @@ function operatorView(model: CatalogModel, providers: ProviderAvailability, heal
     upstream_model: route.upstreamModel,
     pricing: { ...route.model.doc.pricing },
     price_version: route.model.priceVersion,
+    // The route's own word on prefill, when it has one (else its provider's applies).
+    ...(route.prefill !== undefined ? { prefill: route.prefill } : {}),
     available: providers.isEnabled(route.provider),
     ...(health !== undefined ? { health: health.view(route.key) } : {}),
   }));

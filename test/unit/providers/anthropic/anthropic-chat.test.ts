@@ -152,6 +152,14 @@ describe('anthropic chat.stream', () => {
     expect(err.code).toBe('rate_limited');
   });
 
+  it('skips a malformed event among valid ones and goes on', async () => {
+    const sse = `${toAnthropicSse(ANTHROPIC_TEXT_EVENTS.slice(0, 3))}event: x\ndata: {oops\n\n${toAnthropicSse(ANTHROPIC_TEXT_EVENTS.slice(3))}`;
+    const events = await streamOf([bytes(sse)]);
+    const whole = await streamOf([bytes(toAnthropicSse(ANTHROPIC_TEXT_EVENTS))]);
+    expect(events.filter((e) => e.kind === 'skipped')).toHaveLength(1);
+    expect(events.filter((e) => e.kind !== 'skipped')).toEqual(whole);
+  });
+
   it('fails on a stream cut before message_stop, broken SSE or invalid JSON', async () => {
     const partial = toAnthropicSse(ANTHROPIC_TEXT_EVENTS.slice(0, -1));
     for (const sse of [partial, `${partial.slice(0, -30)}`, `${toAnthropicSse(ANTHROPIC_TEXT_EVENTS.slice(0, 3))}event: x\ndata: {oops\n\n`]) {

@@ -26,7 +26,7 @@ async function streamed(body: Partial<ChatRequestBody>): Promise<{ text: string;
   let completion = -1;
   for await (const event of chat.stream(call({ ...body, stream: true })) as AsyncIterable<ChatStreamEvent>) {
     if (event.kind === 'usage') completion = event.usage.completionTokens;
-    else
+    else if (event.kind === 'delta')
       for (const c of event.choices) {
         text += (c.delta.content ?? '') + (c.delta.reasoning ?? '') + (c.delta.tool_calls ?? []).map((t) => (t.function?.name ?? '') + (t.function?.arguments ?? '')).join('');
         finish = c.finish_reason ?? finish;

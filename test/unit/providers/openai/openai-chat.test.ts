@@ -175,6 +175,19 @@ describe('openai chat.stream', () => {
     }
   });
 
+  it('skips a malformed event among valid ones and goes on; more than a few is a broken stream', async () => {
+    const valid = OPENAI_TEXT_CHUNKS.map((c) => `data: ${JSON.stringify(c)}\n\n`);
+    const once = [...valid.slice(0, 2), 'data: {not json}\n\n', ...valid.slice(2), 'data: [DONE]\n\n'].join('');
+    const events = await streamOf([bytes(once)]);
+    expect(events.filter((e) => e.kind === 'skipped')).toEqual([{ kind: 'skipped', reason: 'an event did not carry valid JSON' }]);
+    const text = events.flatMap((e) => (e.kind === 'delta' ? e.choices.map((c) => c.delta.content ?? '') : [])).join('');
+    expect(text).toBe('Hello, wörld 🌍!');
+    expect(events.at(-1)?.kind).toBe('usage');
+    const many = [...valid.slice(0, 2), ...Array.from({ length: 4 }, () => 'data: {not json}\n\n'), ...valid.slice(2), 'data: [DONE]\n\n'].join('');
+    const err = await failure(collect(chatWith(() => ({ chunks: [bytes(many)] })).chat.stream(call())));
+    expect(err.code).toBe('upstream_error');
+  });
+
   it('passes transport failures mid-body through', async () => {
     const timeout = new GatewayError('upstream_timeout', 'stalled');
     const { chat } = chatWith(() => ({ chunks: [bytes(toSse([openAiChunk([{ index: 0, delta: { content: 'a' }, finish_reason: null }])], false))], failAfter: timeout }));
