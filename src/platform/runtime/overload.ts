@@ -7,6 +7,12 @@ export type OverloadReason = 'event_loop_delay' | 'in_flight';
 const SAMPLE_MS = 20;
 /** Samples the delay must hold over to count: 100 ms of a loop that never caught up. */
 const SUSTAINED_SAMPLES = 5;
+/** The adaptive limit never goes below this: a saturated web still takes some new work. */
+const MIN_LIMIT = 8;
+/** While the loop is saturated the limit shrinks to this share of the work in flight, each sample. */
+const DECREASE = 0.9;
+/** While it is not, the limit grows back by this share each sample (about ×2.7 a second). */
+const INCREASE = 0.02;
 
 /**
  * The process's own overload signals, as Envoy's overload manager reads them: the event loop's
@@ -14,17 +20,25 @@ const SUSTAINED_SAMPLES = 5;
  * counts only when sustained: the least of the last SUSTAINED_SAMPLES, as CoDel reads a queue's
  * standing delay. A loop with any idle moment in that time has a sample near zero, and a single
  * stall (a collection, a large body parsed) is one late sample; only a loop saturated by more work
- * than it can do is late at every one. Cheap enough to ask on every request.
+ * than it can do is late at every one.
+ *
+ * The delay steers a limit on the work in flight (additive increase, multiplicative decrease, as
+ * TCP steers its window): while the loop is saturated the limit falls below what is in flight,
+ * so new work is shed until the loop has idle moments again; then it grows back towards
+ * `maxInFlight`. A web waiting on slow upstreams with an idle loop is never limited but by
+ * `maxInFlight`. Cheap enough to ask on every request.
  */
 export class OverloadGauge {
   private inFlight = 0;
   private readonly samples: number[] = Array.from({ length: SUSTAINED_SAMPLES }, () => 0);
   private next = 0;
   private sustainedDelayMs = 0;
+  private limit: number;
   private due = performance.now() + SAMPLE_MS;
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly settings: OverloadSettings) {
+    this.limit = this.ceiling;
     this.timer = setInterval(() => this.sample(), SAMPLE_MS);
     this.timer.unref();
   }
@@ -39,14 +53,17 @@ export class OverloadGauge {
     return this.inFlight;
   }
 
+  /** What may be in flight now: the adaptive limit, at most `maxInFlight`. */
+  get allowed(): number {
+    return Math.floor(this.limit);
+  }
+
   /**
    * Takes a place for one request of new work, or names why there is none: the caller sheds it.
    * A place taken is given back with {@link leave}.
    */
   enter(): OverloadReason | undefined {
-    const { maxInFlight, maxEventLoopDelayMs } = this.settings;
-    if (maxInFlight > 0 && this.inFlight >= maxInFlight) return 'in_flight';
-    if (maxEventLoopDelayMs > 0 && this.sustainedDelayMs >= maxEventLoopDelayMs) return 'event_loop_delay';
+    if (this.inFlight >= this.limit) return this.limit < this.ceiling ? 'event_loop_delay' : 'in_flight';
     this.inFlight++;
     return undefined;
   }
@@ -61,11 +78,19 @@ export class OverloadGauge {
     clearInterval(this.timer);
   }
 
+  /** `maxInFlight`, or no bound when it is 0. */
+  private get ceiling(): number {
+    return this.settings.maxInFlight > 0 ? this.settings.maxInFlight : Number.POSITIVE_INFINITY;
+  }
+
   private sample(): void {
     const now = performance.now();
     this.samples[this.next] = Math.max(0, now - this.due);
     this.next = (this.next + 1) % SUSTAINED_SAMPLES;
     this.sustainedDelayMs = Math.min(...this.samples);
     this.due = now + SAMPLE_MS;
+    const threshold = this.settings.maxEventLoopDelayMs;
+    if (threshold > 0 && this.sustainedDelayMs >= threshold) this.limit = Math.max(MIN_LIMIT, Math.min(this.limit, this.inFlight) * DECREASE);
+    else if (this.limit < this.ceiling) this.limit = Math.min(this.ceiling, this.limit + Math.max(1, this.limit * INCREASE));
   }
 }

@@ -26,23 +26,29 @@ describe('overload gauge', () => {
     expect(g.running).toBe(2);
   });
 
-  it('sheds on a sustained event-loop delay, not on one stall, and recovers once the loop is quick again', async () => {
+  it('narrows the work in flight while the loop stays late, not for one stall, and widens it again once the loop is quick', async () => {
     const g = gauge(70, 0);
+    // Twenty requests at work.
+    for (let i = 0; i < 20; i++) expect(g.enter()).toBeUndefined();
     await sleep(60);
-    // One stall: one late sample.
+    // One stall: one late sample, no limit.
     block(120);
     await sleep(5);
     expect(g.enter()).toBeUndefined();
     g.leave();
-    // A loop kept busy turn after turn.
+    // A loop kept busy turn after turn: the limit falls below what is in flight.
     for (let i = 0; i < 6; i++) {
       block(120);
       await sleep(1);
     }
     expect(g.delayMs()).toBeGreaterThanOrEqual(70);
+    expect(g.allowed).toBeLessThan(20);
     expect(g.enter()).toBe('event_loop_delay');
-    await sleep(100);
+    // Quick again, and the work done: room grows back.
+    for (let i = 0; i < 20; i++) g.leave();
+    await sleep(200);
     expect(g.enter()).toBeUndefined();
+    expect(g.allowed).toBeGreaterThan(g.running);
   });
 
   it('never sheds with both signals off', () => {
