@@ -29,7 +29,7 @@ import { JobQueue, type JobQueueOptions, settleWithin } from './queue/index.js';
 import { createInvalidationBus, createRedis, type InvalidationBus, type Redis, waitReady } from './platform/redis/index.js';
 import { CeilingRegistry } from './quote/index.js';
 import { IdempotencyStore, ResponseBlobs } from './platform/idempotency/index.js';
-import { runSteps, ShutdownReport, storeShutdownSteps } from './platform/runtime/index.js';
+import { OverloadGauge, runSteps, ShutdownReport, storeShutdownSteps } from './platform/runtime/index.js';
 import type { HostResolver } from './platform/security/index.js';
 import { Webhooks } from './webhooks/index.js';
 import { CacheMetrics, ResponseCache } from './cache/index.js';
@@ -85,6 +85,8 @@ export interface Deps {
   readonly webhooks: Webhooks;
   /** The exact response cache (opt-in per request or key) in Redis. */
   readonly cache: ResponseCache;
+  /** This process's overload signals: what the web sheds new work on. */
+  readonly overload: OverloadGauge;
   /** Stops background work and closes connections, in dependency order. */
   close(): Promise<void>;
 }
@@ -151,6 +153,8 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   const requests = new RequestRecorder(new RecordWriter(c.requestRecords, log, (n) => metrics.outcomes.droppedRecords(n)), metrics.outcomes, catalog, clock);
   const admission = createAdmission({ redis, mongo, c, ledger, config, clock, log, bus, catalog });
   metrics.watchAdmission(admission);
+  const overload = new OverloadGauge(config.overload);
+  metrics.watchOverload(overload);
   const jobs = options.jobs === false ? undefined : await JobQueue.open(config, log, options.jobs);
   jobs?.instrument(metrics.queue);
 
@@ -160,7 +164,9 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     graceReads: new GraceReads(config.requestTiming.usageGraceMaxStreams),
     routeHealth: new RouteHealth(config.routes), routeRetryBudgetMs: config.routes.retryBudgetMs, webhooks,
     cache: new ResponseCache(redis, { prefix: config.redisPrefix, ...config.cache }, log, new CacheMetrics(metrics.registry)),
+    overload,
     async close() {
+      overload.stop();
       // Crossings seen by the last batches still go out before the connections close.
       await settleWithin(webhooks.close(), 2_000);
       // Bounded per step: a store that is gone or half-open must not hold a process open.

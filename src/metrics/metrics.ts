@@ -26,6 +26,7 @@ export class Metrics {
   private readonly chargedUsd: Counter<'source'>;
   private readonly unpriced: Counter<'model' | 'unit'>;
   private readonly overLimits: Counter<'source'>;
+  private readonly shedRequests: Counter<'reason'>;
   /** Event-loop delay, so a request that blocks the loop shows on /metrics. */
   readonly eventLoop: EventLoopDelayMetrics;
   /** Ledger batch commits and spool depth (the ledger writer's observer). */
@@ -51,6 +52,12 @@ export class Metrics {
       registers,
     });
     this.openStreams = new Gauge({ name: 'farebox_open_streams', help: 'Streams being relayed now', registers });
+    this.shedRequests = new Counter({
+      name: 'farebox_requests_shed_total',
+      help: 'Requests of new work answered 503 overloaded, or dropped because their client had left, by reason',
+      labelNames: ['reason'],
+      registers,
+    });
     this.charges = new Counter({
       name: 'farebox_ledger_charges_total',
       help: 'Charges made durable in the ledger',
@@ -99,6 +106,23 @@ export class Metrics {
         for (const mode of modes) this.set({ mode }, mode === current ? 1 : 0);
       },
     });
+  }
+
+  /** Shows the requests of new work in flight, as the overload gauge counts them. */
+  watchOverload(overload: { readonly running: number }): void {
+    new Gauge({
+      name: 'farebox_requests_in_flight',
+      help: 'Requests of new work in progress, streams included',
+      registers: [this.registry],
+      collect() {
+        this.set(overload.running);
+      },
+    });
+  }
+
+  /** Counts a request of new work shed (`event_loop_delay`, `in_flight`) or dropped (`client_left`). */
+  shed(reason: string): void {
+    this.shedRequests.inc({ reason });
   }
 
   /** Counts one finished HTTP request. */

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
-import { Counter, Gauge, type Registry } from 'prom-client';
 import { GatewayError } from '../../platform/errors/index.js';
 import type { OverloadGauge } from '../../platform/runtime/index.js';
+import type { Metrics } from '../../metrics/index.js';
 import type { GatewayState } from '../state.js';
 import { clientLeft } from './client-closed.js';
 
@@ -19,21 +19,6 @@ const NEW_WORK: ReadonlySet<string> = new Set([
 /** Seconds a shed client is asked to wait: the overload passes within a few turns of the loop, or the client's backoff grows. */
 const RETRY_AFTER_SECONDS = 1;
 
-/** The shedding series on `registry`, registered once however many apps a process builds on it. */
-function shedMetrics(gauge: OverloadGauge, registry: Registry): Counter<'reason'> {
-  const known = registry.getSingleMetric('farebox_requests_shed_total');
-  if (known !== undefined) return known as Counter<'reason'>;
-  new Gauge({
-    name: 'farebox_requests_in_flight',
-    help: 'Requests of new work in progress, streams included',
-    registers: [registry],
-    collect() {
-      this.set(gauge.running);
-    },
-  });
-  return new Counter({ name: 'farebox_requests_shed_total', help: 'Requests of new work answered 503 overloaded, or dropped because their client had left, by reason', labelNames: ['reason'], registers: [registry] });
-}
-
 /**
  * Sheds new work while the web is overloaded (see {@link OverloadGauge}): a request to a route
  * of new work is answered `503 overloaded` with `Retry-After` at once, before its body is read,
@@ -43,17 +28,16 @@ function shedMetrics(gauge: OverloadGauge, registry: Registry): Counter<'reason'
  * would be paid for by nobody. Health, metrics and reads are never shed, and a running stream
  * is never cut (it counts as work in flight until it ends).
  */
-export function shedLoad(gauge: OverloadGauge, registry: Registry): Middleware<GatewayState> {
-  const shed = shedMetrics(gauge, registry);
+export function shedLoad(gauge: OverloadGauge, metrics: Pick<Metrics, 'shed'>): Middleware<GatewayState> {
   return async function shedLoadMiddleware(ctx, next) {
     if (ctx.method !== 'POST' || !NEW_WORK.has(ctx.path)) return next();
     if (clientLeft(ctx)) {
-      shed.inc({ reason: 'client_left' });
+      metrics.shed('client_left');
       return;
     }
     const reason = gauge.enter();
     if (reason !== undefined) {
-      shed.inc({ reason });
+      metrics.shed(reason);
       throw new GatewayError('overloaded', 'The gateway is overloaded; retry shortly.', { retryAfterSeconds: RETRY_AFTER_SECONDS });
     }
     try {

@@ -1,15 +1,17 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { shedLoad } from '../../../src/http/middleware/shed-load.js';
+import { Metrics } from '../../../src/metrics/index.js';
 import { OverloadGauge } from '../../../src/platform/runtime/index.js';
 
 const servers: Server[] = [];
 const gauges: OverloadGauge[] = [];
+const metricsMade: Metrics[] = [];
 afterEach(async () => {
   for (const g of gauges.splice(0)) g.stop();
+  for (const m of metricsMade.splice(0)) m.eventLoop.stop();
   await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
 });
 
@@ -17,8 +19,9 @@ afterEach(async () => {
  * A web whose requests wait `queuedMs` before they reach the shedder (as they do behind a busy
  * event loop), then count as work if they get through.
  */
-async function web(queuedMs: number): Promise<{ url: string; worked: string[]; registry: Registry }> {
-  const registry = new Registry();
+async function web(queuedMs: number): Promise<{ url: string; worked: string[]; registry: Metrics['registry'] }> {
+  const metrics = new Metrics();
+  metricsMade.push(metrics);
   const gauge = new OverloadGauge({ maxEventLoopDelayMs: 0, maxInFlight: 0 });
   gauges.push(gauge);
   const worked: string[] = [];
@@ -27,7 +30,7 @@ async function web(queuedMs: number): Promise<{ url: string; worked: string[]; r
     await new Promise((r) => setTimeout(r, queuedMs));
     await next();
   });
-  app.use(shedLoad(gauge, registry));
+  app.use(shedLoad(gauge, metrics));
   app.use((ctx) => {
     worked.push(ctx.path);
     ctx.body = { ok: true };
@@ -35,7 +38,7 @@ async function web(queuedMs: number): Promise<{ url: string; worked: string[]; r
   const server = createServer(app.callback());
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, worked, registry };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, worked, registry: metrics.registry };
 }
 
 describe('shedLoad', () => {
