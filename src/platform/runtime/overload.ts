@@ -7,8 +7,11 @@ export type OverloadReason = 'event_loop_delay' | 'in_flight';
 const SAMPLE_MS = 20;
 /** Samples the delay must hold over to count: 100 ms of a loop that never caught up. */
 const SUSTAINED_SAMPLES = 5;
-/** The adaptive limit never goes below this: a saturated web still takes some new work. */
-const MIN_LIMIT = 8;
+/**
+ * The adaptive limit never goes below this: a saturated web still takes new work, and a client
+ * pool of this size (a closed loop, whose queue its own size bounds) is never shed.
+ */
+const MIN_LIMIT = 64;
 /** While the loop is saturated the limit shrinks to this share of the work in flight, each sample. */
 const DECREASE = 0.9;
 /** While it is not, the limit grows back by this share each sample (about ×2.7 a second). */
@@ -90,7 +93,7 @@ export class OverloadGauge {
     this.sustainedDelayMs = Math.min(...this.samples);
     this.due = now + SAMPLE_MS;
     const threshold = this.settings.maxEventLoopDelayMs;
-    if (threshold > 0 && this.sustainedDelayMs >= threshold) this.limit = Math.max(MIN_LIMIT, Math.min(this.limit, this.inFlight) * DECREASE);
+    if (threshold > 0 && this.sustainedDelayMs >= threshold) this.limit = Math.min(this.ceiling, Math.max(MIN_LIMIT, Math.min(this.limit, this.inFlight) * DECREASE));
     else if (this.limit < this.ceiling) this.limit = Math.min(this.ceiling, this.limit + Math.max(1, this.limit * INCREASE));
   }
 }
