@@ -68,7 +68,7 @@ describe.skipIf(!existsSync(agentBin.node))('returnIdleMemory (Node 24)', () => 
     expect(off.burst - off.quiet, off.output).toBeLessThan(64 * MIB);
     expect(on.returned, on.output).toBe(true);
     expect(on.burst - on.quiet, on.output).toBeGreaterThan(128 * MIB);
-  }, 30_000);
+  }, 60_000);
 
   it('holds the return while new work keeps starting, however light', async () => {
     const working = await runChild(agentBin.node, 'working');
