@@ -11,7 +11,6 @@ import { routeFamilies, type RouteOptions } from './routes/route-families.js';
 import type { GatewayState } from './state.js';
 import { traceRequests } from './middleware/trace-requests.js';
 import { keepAlive } from './middleware/keep-alive.js';
-import { shedLoad } from './middleware/shed-load.js';
 import { KeepAliveClock } from './middleware/kept-answer.js';
 
 /**
@@ -53,7 +52,6 @@ export function createApp(deps: Deps, extensions: AppExtensions = {}): Koa<Gatew
   app.use(edge(deps));
   app.use(traceRequests(deps.requests));
   app.use(errorBoundary(deps.log, { drainBytes: Math.max(4 * deps.config.limits.jsonBodyBytes, MIN_DRAIN_BYTES) }));
-  app.use(shedLoad(deps.overload, deps.metrics));
   app.use(keepAlive(new KeepAliveClock(deps.config.keepAlive)));
   app.use(requireContentType({ multipartPaths: MULTIPART_PATHS }));
   app.use(jsonBody({ limitBytes: deps.config.limits.jsonBodyBytes }));

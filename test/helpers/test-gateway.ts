@@ -1,10 +1,11 @@
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createApp, type AppExtensions } from '../../src/http/app.js';
+import { createWebServer } from '../../src/http/web-server.js';
 import type { Clock } from '../../src/billing/periods.js';
 import { loadConfig, type Config } from '../../src/platform/config/config.js';
 import { prepareDatabase as prepareSchema } from '../../src/store/prepare-database.js';
@@ -78,7 +79,7 @@ export async function startTestGateway(
   const deps = await createDeps(config, log, { clock: options.clock, jobs: options.jobs ?? false });
   await prepareDatabase(deps);
   const app = createApp(deps, options.extensions?.(deps));
-  const server: Server = createServer(app.callback());
+  const server: Server = createWebServer(deps, app);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
