@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SlowestFirst } from './test/setup/slowest-first.js';
 
 /**
  * Unit tests need no services, so they run in their own project without the global setup;
@@ -13,10 +14,14 @@ export default defineConfig({
     // Outbound network is blocked: tests talk only to loopback (stores, fakes, spawned processes).
     setupFiles: ['test/setup/block-network.ts'],
     hookTimeout: 120_000,
+    // Slowest first, from measured durations: a fresh clone has no results cache to order by.
+    sequence: { sequencer: SlowestFirst },
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
+        // Unit files share their workers' loaded modules: importing the code again for each
+        // file cost more than the unit tests themselves.
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], isolate: false },
       },
       {
         extends: true,
