@@ -1,15 +1,16 @@
 import type { KeyDoc } from '../accounts/index.js';
 import type { DeferredRate } from '../admission/index.js';
-import { type Clock, toUsdNumber } from '../billing/index.js';
+import type { Clock, Nano } from '../billing/index.js';
 import type { CatalogCache, CatalogModel } from '../catalog/index.js';
-import { type ChatDoor, type ChatFront, type ClientChannel, completionId, replayPlan } from '../chat/index.js';
-import type { ChatEntry } from './cache-entry.js';
+import { type ChatDoor, type ChatFront, type ClientChannel, type FrontPlan, replayPlan } from '../chat/index.js';
+import type { ChatEntry, RelayEntry } from './cache-entry.js';
 import { cacheKey } from './cache-key.js';
 import { type CacheHeaders, cachePolicy } from './cache-policy.js';
-import { capturingFront } from './chat-capture.js';
-import { replayAnswer } from './chat-replay.js';
+import { capturingFront } from './capturing-front.js';
+import { hitCompletion, replayAnswer } from './chat-replay.js';
+import { entryKeepers } from './entry-keepers.js';
 import { admitHit, chargeHit, type HitDeps } from './hit-admission.js';
-import { hitLine, reportedCost } from './hit-price.js';
+import { hitAnswer, replayRelayed } from './relay-replay.js';
 import type { ResponseCache } from './response-cache.js';
 
 /** The response header that says what the cache did: `hit`, `miss` or `bypass`. */
@@ -44,32 +45,51 @@ function chatModel(catalog: CatalogCache, body: unknown): CatalogModel | undefin
   return model?.doc.kind === 'chat' ? model : undefined;
 }
 
-/** The stored completion as this request shows it: its own ids and time, the hit's cost, the original counts. */
-function hitCompletion(entry: ChatEntry, requestId: string, created: number, cost: bigint): Record<string, unknown> {
-  const usage = typeof entry.completion.usage === 'object' && entry.completion.usage !== null ? entry.completion.usage : {};
-  return { ...entry.completion, id: completionId(requestId), created, usage: { ...usage, cost: toUsdNumber(cost), cost_details: [hitLine(cost)] } };
+/** The prompt's size as a stored chat answer reported it (a translated Messages stream opens with it). */
+function promptTokensOf(entry: ChatEntry | RelayEntry): number {
+  const usage = entry.kind === 'chat' ? (entry.completion.usage as { prompt_tokens?: unknown } | undefined) : undefined;
+  return typeof usage?.prompt_tokens === 'number' ? usage.prompt_tokens : 0;
+}
+
+/** Says a charged hit again; resolves to the non-streamed answer, or undefined once streamed. */
+type Replay = (cost: Nano) => Promise<unknown>;
+
+/**
+ * How the door's plan says the entry again: a translated plan says a chat answer through its
+ * translation, a relay plan says a relayed answer of its own door in the vendor's form.
+ * Undefined when they do not match (the model's provider changed since the answer was made).
+ */
+function replayOf(plan: FrontPlan, entry: ChatEntry | RelayEntry, request: ChatCacheRequest, channel: ClientChannel, created: number): Replay | undefined {
+  if (plan.kind === 'chat' && entry.kind === 'chat') {
+    return (cost) => {
+      if (plan.headers !== undefined) channel.setHeaders(plan.headers);
+      const sink = request.stream ? plan.sink(channel.events) : undefined;
+      return replayAnswer(plan, hitCompletion(entry, request.requestId, created, cost), sink);
+    };
+  }
+  if (plan.kind === 'relay' && entry.kind === 'relay' && entry.door === request.door) {
+    return (cost) => replayRelayed(plan, entry.door, hitAnswer(entry, cost), request.stream ? channel.events : undefined);
+  }
+  return undefined;
 }
 
 /**
- * Serves a hit through the door's own translation: admitted as any request (at the hit's
- * price), charged durably, then written. Undefined when the door cannot say the answer again
- * (it would relay the request natively), before anything was admitted.
+ * Serves a hit through the door's own plan: admitted as any request (at the hit's price),
+ * charged durably, then written. Undefined when the door cannot say the answer again (see
+ * replayOf), before anything was admitted.
  */
-async function serveHit(deps: ChatCacheDeps, request: ChatCacheRequest, front: ChatFront, channel: ClientChannel, model: CatalogModel, entry: ChatEntry): Promise<{ answer: unknown } | undefined> {
+async function serveHit(deps: ChatCacheDeps, request: ChatCacheRequest, front: ChatFront, channel: ClientChannel, model: CatalogModel, entry: ChatEntry | RelayEntry): Promise<{ answer: unknown } | undefined> {
   const created = Math.floor(deps.clock().getTime() / 1000);
-  const usage = entry.completion.usage as { prompt_tokens?: unknown } | undefined;
-  const promptTokens = typeof usage?.prompt_tokens === 'number' ? usage.prompt_tokens : 0;
   const answering = deps.catalog.get(entry.model) ?? model;
-  const plan = await replayPlan(front, { requestId: request.requestId, created, model: answering, stream: request.stream, promptTokens });
-  if (plan === undefined) return undefined;
+  const plan = await replayPlan(front, { requestId: request.requestId, created, model: answering, stream: request.stream, promptTokens: promptTokensOf(entry) });
+  const replay = replayOf(plan, entry, request, channel, created);
+  if (replay === undefined) return undefined;
   try {
     const hit = await admitHit(deps, { key: request.key, requestId: request.requestId, rate: request.rate, model, stream: request.stream }, entry);
     try {
       const cost = await chargeHit(hit, model);
-      if (plan.headers !== undefined) channel.setHeaders(plan.headers);
       channel.setHeaders({ [CACHE_HEADER]: 'hit' });
-      const sink = request.stream ? plan.sink(channel.events) : undefined;
-      return { answer: await replayAnswer(plan, hitCompletion(entry, request.requestId, created, cost), sink) };
+      return { answer: await replay(cost) };
     } finally {
       // A no-op once charged; frees the hold when the charge failed.
       await hit.ticket.release().catch(() => undefined);
@@ -95,7 +115,7 @@ export async function chatThroughCache(deps: ChatCacheDeps, request: ChatCacheRe
   const name = cacheKey({ accountId: request.key.account_id, door: request.door, modelId: model.id, body: request.body });
   if (policy.mode === 'use') {
     const entry = await cache.lookup(name, policy.ttlSeconds, request.door);
-    if (entry?.kind === 'chat') {
+    if (entry !== undefined && entry.kind !== 'embeddings') {
       const served = await serveHit(deps, request, front, channel, model, entry);
       if (served !== undefined) return { served: true, answer: served.answer };
     }
@@ -103,13 +123,5 @@ export async function chatThroughCache(deps: ChatCacheDeps, request: ChatCacheRe
   channel.setHeaders({ [CACHE_HEADER]: policy.mode === 'bypass' ? 'bypass' : 'miss' });
   const ttl = policy.ttlSeconds;
   if (ttl === undefined) return { served: false, front };
-  const keep = (completion: Record<string, unknown>): void => {
-    const cost = reportedCost(completion.usage);
-    const answered = typeof completion.model === 'string' ? completion.model : model.id;
-    if (cost === undefined) return;
-    const entry: ChatEntry = { kind: 'chat', request_id: request.requestId, model: answered, stored_at: cache.now(), cost_nano: cost.toString(), completion };
-    // Stored after the answer went out; the request never waits for the cache.
-    void cache.keep(name, entry, ttl, request.door);
-  };
-  return { served: false, front: capturingFront(front, keep) };
+  return { served: false, front: capturingFront(front, entryKeepers(cache, { name, ttl, requestId: request.requestId, door: request.door, modelId: model.id })) };
 }

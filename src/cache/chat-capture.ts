@@ -1,4 +1,5 @@
-import type { ChatFront, ChunkSink, FrontPlan } from '../chat/index.js';
+import type { ChunkSink, TranslatedPlan } from '../chat/index.js';
+import { LogprobsParts } from './chat-logprobs.js';
 
 /** Told once with a complete answer, in chat-completions form, after its charge is durable. */
 export type CompleteAnswer = (completion: Record<string, unknown>) => void;
@@ -30,6 +31,7 @@ class ChoiceParts {
   refusal: string | undefined;
   annotations: unknown[] = [];
   tools = new Map<number, ToolCallParts>();
+  readonly logprobs = new LogprobsParts();
   finish: unknown = null;
 
   add(choice: Record<string, unknown>): void {
@@ -39,6 +41,7 @@ class ChoiceParts {
     if (typeof delta.refusal === 'string') this.refusal = (this.refusal ?? '') + delta.refusal;
     if (Array.isArray(delta.annotations)) this.annotations.push(...delta.annotations);
     if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) if (isRecord(call)) this.addTool(call);
+    this.logprobs.add(choice.logprobs);
     if (choice.finish_reason !== null && choice.finish_reason !== undefined) this.finish = choice.finish_reason;
   }
 
@@ -65,7 +68,7 @@ class ChoiceParts {
       message.reasoning = this.reasoning;
       message.reasoning_content = this.reasoning;
     }
-    return { index, message, logprobs: null, finish_reason: this.finish };
+    return { index, message, logprobs: this.logprobs.wire(), finish_reason: this.finish };
   }
 }
 
@@ -73,7 +76,7 @@ class ChoiceParts {
  * A chunk sink that passes everything on and, when the stream finishes normally, tells the
  * answer it carried, put back together as a non-streamed completion. A stream that reported
  * an error, lost its client (then `finish` is never called), lacked its usage chunk, carried
- * log probabilities or ended with a filtered choice is not told.
+ * log probabilities it could not put back exactly or ended with a filtered choice is not told.
  */
 class CapturingSink implements ChunkSink {
   private readonly choices = new Map<number, ChoiceParts>();
@@ -113,8 +116,6 @@ class CapturingSink implements ChunkSink {
     if (!Array.isArray(chunk.choices)) return;
     for (const choice of chunk.choices) {
       if (!isRecord(choice)) continue;
-      // Streamed log probabilities are not put back together: such an answer is not kept.
-      if (choice.logprobs !== undefined && choice.logprobs !== null) this.failed = true;
       const index = typeof choice.index === 'number' ? choice.index : 0;
       const parts = this.choices.get(index) ?? new ChoiceParts();
       parts.add(choice);
@@ -124,15 +125,18 @@ class CapturingSink implements ChunkSink {
 
   private completion(): Record<string, unknown> | undefined {
     if (this.head === undefined || this.usage === undefined) return undefined;
+    if ([...this.choices.values()].some((parts) => !parts.logprobs.exact)) return undefined;
     const { id, created, model, provider } = this.head;
     const choices = [...this.choices.entries()].sort(([a], [b]) => a - b).map(([index, parts]) => parts.wire(index));
     return { id, object: 'chat.completion', created, model, ...(provider !== undefined ? { provider } : {}), choices, usage: this.usage };
   }
 }
 
-/** The plan with its answers told to `onComplete`; a relayed (untranslated) plan is left as it is. */
-function capturingPlan(plan: FrontPlan, onComplete: CompleteAnswer): FrontPlan {
-  if (plan.kind !== 'chat') return plan;
+/**
+ * The translated plan with its complete answers told to `onComplete`, streamed or not, in
+ * chat-completions form.
+ */
+export function capturingChatPlan(plan: TranslatedPlan, onComplete: CompleteAnswer): TranslatedPlan {
   return {
     ...plan,
     answer(completion) {
@@ -142,16 +146,4 @@ function capturingPlan(plan: FrontPlan, onComplete: CompleteAnswer): FrontPlan {
     },
     sink: (events) => new CapturingSink(plan.sink(events), onComplete),
   };
-}
-
-/**
- * The front with its complete answers told to `onComplete`, streamed or not, in
- * chat-completions form. Everything else about the front (body, holds, plan) is unchanged.
- */
-export function capturingFront(front: ChatFront, onComplete: CompleteAnswer): ChatFront {
-  const captured: ChatFront = {
-    chatBody: front.chatBody,
-    plan: async (admitted) => capturingPlan(await front.plan(admitted), onComplete),
-  };
-  return front.holdInputs === undefined ? captured : { ...captured, holdInputs: front.holdInputs.bind(front) };
 }

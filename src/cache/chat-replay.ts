@@ -1,7 +1,16 @@
-import type { ChunkSink, TranslatedPlan } from '../chat/index.js';
+import { type Nano, toUsdNumber } from '../billing/index.js';
+import { type ChunkSink, completionId, type TranslatedPlan } from '../chat/index.js';
+import type { ChatEntry } from './cache-entry.js';
+import { hitLine } from './hit-price.js';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The stored completion as a hit shows it: this request's own ids and time, the hit's cost and line, the original counts. */
+export function hitCompletion(entry: ChatEntry, requestId: string, created: number, cost: Nano): Record<string, unknown> {
+  const usage = isRecord(entry.completion.usage) ? entry.completion.usage : {};
+  return { ...entry.completion, id: completionId(requestId), created, usage: { ...usage, cost: toUsdNumber(cost), cost_details: [hitLine(cost)] } };
 }
 
 /** One stored choice's message as a single delta (reasoning, text, refusal, tool calls). */
@@ -21,18 +30,18 @@ function messageDelta(message: Record<string, unknown>): Record<string, unknown>
 }
 
 /**
- * A stored completion as the chunks of a stream: each choice's message in one delta, then
- * the finish reasons, then the usage chunk (`choices: []`) last, as every stream of the
+ * A stored completion as the chunks of a stream: each choice's message in one delta (with
+ * the choice's whole log probabilities, if it has any), then the finish reasons, then the usage chunk (`choices: []`) last, as every stream of the
  * Chat Completions door ends.
  */
 export function completionChunks(completion: Record<string, unknown>): Array<Record<string, unknown>> {
   const { id, created, model, provider } = completion;
   const head = { id, object: 'chat.completion.chunk', created, model, ...(provider !== undefined ? { provider } : {}) };
   const choices = Array.isArray(completion.choices) ? completion.choices.filter(isRecord) : [];
-  const chunks: Array<Record<string, unknown>> = choices.map((choice) => ({
-    ...head,
-    choices: [{ index: choice.index ?? 0, delta: messageDelta(isRecord(choice.message) ? choice.message : {}), finish_reason: null }],
-  }));
+  const chunks: Array<Record<string, unknown>> = choices.map((choice) => {
+    const logprobs = isRecord(choice.logprobs) ? { logprobs: choice.logprobs } : {};
+    return { ...head, choices: [{ index: choice.index ?? 0, delta: messageDelta(isRecord(choice.message) ? choice.message : {}), ...logprobs, finish_reason: null }] };
+  });
   chunks.push({ ...head, choices: choices.map((choice) => ({ index: choice.index ?? 0, delta: {}, finish_reason: choice.finish_reason ?? 'stop' })) });
   chunks.push({ ...head, choices: [], usage: completion.usage });
   return chunks;

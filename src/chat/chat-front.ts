@@ -34,6 +34,8 @@ export interface TranslatedPlan {
 /** Straight to a provider that speaks this front's wire natively. */
 export interface RelayPlan {
   readonly kind: 'relay';
+  /** Headers of this plan's streams: the vendor API's own (its request-id headers). */
+  readonly streamHeaders: Readonly<Record<string, string>>;
   complete(signal: AbortSignal): Promise<unknown>;
   stream(events: EventSink, signal: AbortSignal): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import type { CatalogModel } from '../../catalog/index.js';
 import type { AdmittedChat } from '../admit/chat-admit.js';
 import { completionId } from '../admit/chat-admit.js';
-import type { ChatFront, TranslatedPlan } from '../chat-front.js';
+import type { ChatFront, FrontPlan } from '../chat-front.js';
 
 /** What a door needs to know to say an answer again that no route is asked for. */
 export interface ReplayFacts {
@@ -17,13 +17,14 @@ export interface ReplayFacts {
 }
 
 /**
- * The door's own translation of a chat answer, for an answer that is said again without an
- * upstream call (an exact cache hit). A translated plan reads only the request's ids, the
- * answering entry, whether it streams and the prompt's size, so that is all this request
- * carries; no route, hold or ticket exists for it. Undefined when the door would relay the
- * request to a provider speaking its wire natively: such answers are not in chat form.
+ * The door's plan for an answer that is said again without an upstream call (an exact cache
+ * hit): its translation of a chat answer, or, when the door would relay the request to a
+ * provider speaking its wire natively, that relay plan, whose stream headers say such an
+ * answer again in the vendor's own form. A plan reads only the request's ids, the answering
+ * entry, whether it streams and the prompt's size, so that is all this request carries; no
+ * route, hold or ticket exists for it, and nothing of the plan is run here.
  */
-export async function replayPlan(front: ChatFront, facts: ReplayFacts): Promise<TranslatedPlan | undefined> {
+export async function replayPlan(front: ChatFront, facts: ReplayFacts): Promise<FrontPlan> {
   const body = typeof front.chatBody === 'object' && front.chatBody !== null ? front.chatBody : {};
   const replay = {
     requestId: facts.requestId,
@@ -34,7 +35,6 @@ export async function replayPlan(front: ChatFront, facts: ReplayFacts): Promise<
     body: { ...body, stream: facts.stream },
     promptTokens: () => Promise.resolve(facts.promptTokens),
   };
-  // The plan of a translating door reads only the fields above (see the door fronts).
-  const plan = await front.plan(replay as unknown as AdmittedChat);
-  return plan.kind === 'chat' ? plan : undefined;
+  // A door's plan reads only the fields above (see the door fronts and relayPlan).
+  return front.plan(replay as unknown as AdmittedChat);
 }

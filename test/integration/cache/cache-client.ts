@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { call, type JsonResponse } from '../../helpers/admin-client.js';
 import type { TestGateway } from '../../helpers/test-gateway.js';
 import { waitFor } from '../../helpers/wait-for.js';
@@ -100,4 +101,14 @@ export async function ledgerOf(gw: TestGateway, requestId: string): Promise<{ co
   const entry = await gw.deps.c.ledger.findOne({ _id: requestId });
   if (entry === null) throw new Error(`no ledger entry for ${requestId}`);
   return entry;
+}
+
+/** Checks a hit's charge: its usage shows `expected` with one `cache_hit` line, and the ledger charged the same. */
+export async function expectHitCharged(gw: TestGateway, requestId: string, usage: { cost: number; cost_details: Array<{ component: string; amount_usd: string }> }, expected: bigint): Promise<void> {
+  expect(nano(usage.cost)).toBe(expected);
+  expect(usage.cost_details).toEqual([{ component: 'cache_hit', units: 1, unit_price_usd: usage.cost_details[0]?.amount_usd, amount_usd: usage.cost_details[0]?.amount_usd }]);
+  const entry = await ledgerOf(gw, requestId);
+  expect(entry.cost).toBe(expected);
+  expect(entry.charged).toBe(expected);
+  expect(entry.cost_details?.map((l) => l.component)).toEqual(['cache_hit']);
 }

@@ -7,6 +7,7 @@ import { streamRelayed } from './relay-stream.js';
 export function relayPlan(deps: ChatServiceDeps, relayed: RelayedRequest): RelayPlan {
   return {
     kind: 'relay',
+    streamHeaders: relayed.wire.streamHeaders(relayed.admitted.requestId),
     complete: (signal) => completeRelayed(deps, relayed, signal),
     stream: (events, signal) => streamRelayed(deps, relayed, events, signal),
   };
