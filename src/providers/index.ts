@@ -15,9 +15,10 @@ export type {
 } from './chat/chat-types.js';
 export { readReasoning, streamEventWithoutReasoning, withoutReasoning } from './chat/reasoning-options.js';
 export type { EmbeddingInput, EmbeddingsCapability, EmbeddingsResult } from './embeddings/embeddings-types.js';
-export { KeyTrail, startKeyTrail, stopKeyTrail } from './http/key-trail.js';
+export { KeyTrail, keyTrailOf, startKeyTrail, stopKeyTrail } from './http/key-trail.js';
 export { isRecord, type JsonRecord } from './http/narrow.js';
 export { closeUpstreamAgents } from './http/upstream-client.js';
+export { UpstreamRateLimit } from './http/upstream-errors.js';
 export type { ImageFile, ImageGenerateCall, ImageResult, ImagesCapability, ImageUsage } from './images/image-types.js';
 export { createLocalImages } from './local/local-images.js';
 export type { OcrCapability, OcrDocument, OcrOptions, OcrPage, OcrResult } from './ocr/ocr-types.js';

@@ -1,4 +1,5 @@
 import type { GatewayError } from '../platform/errors/index.js';
+import { UpstreamRateLimit } from '../providers/index.js';
 
 /** How a failed attempt is judged: its cause, and whether another route may answer instead. */
 export interface FailureVerdict {
@@ -9,6 +10,8 @@ export interface FailureVerdict {
   readonly status: number | undefined;
   /** How long the route asked to be left alone (`Retry-After`), ms. */
   readonly retryAfterMs: number | undefined;
+  /** True when the route named that wait itself (a `Retry-After` header), rather than the default second. */
+  readonly retryAfterStated?: boolean;
   /** False when the failure was the request's own on this route (too long for its context): no mark against its health. */
   readonly routeFault?: boolean;
 }
@@ -52,5 +55,6 @@ export function judgeFailure(err: GatewayError): FailureVerdict {
   if (upstream.code === 'keys_exhausted' || upstream.code === 'insufficient_quota') return { cause: upstream.code, failover: true, status, retryAfterMs };
   if (exceedsContext(err)) return { cause: CONTEXT_CODE, failover: true, status, retryAfterMs, routeFault: false };
   if (status === undefined) return { cause: err.code, failover: false, status, retryAfterMs };
-  return { cause: `status_${status}`, failover: FAILOVER_STATUSES.has(status), status, retryAfterMs };
+  const stated = err instanceof UpstreamRateLimit && err.stated;
+  return { cause: `status_${status}`, failover: FAILOVER_STATUSES.has(status), status, retryAfterMs, ...(stated ? { retryAfterStated: true } : {}) };
 }

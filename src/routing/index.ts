@@ -1,7 +1,8 @@
 /**
  * Routing: one failover policy for every request that has routes (chat, image and OCR jobs).
- * Which failures move on (failover rules), which routes are left alone (breaker, `Retry-After`
- * within a budget), and what each attempt was (attempt records), in one loop: `runRoutes`.
+ * Which failures move on (failover rules), which are tried once more on the same route (a
+ * stated `Retry-After`, a quick 5xx), which routes are left alone (breaker, `Retry-After` within
+ * a budget), and what each attempt was (attempt records), in one loop: `runRoutes`.
  */
 export { AttemptList, type AttemptSink } from './attempt-log.js';
 export { BeforeFirstByteError } from './before-first-byte.js';

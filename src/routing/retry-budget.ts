@@ -2,9 +2,9 @@
 export const DEFAULT_RETRY_BUDGET_MS = 10_000;
 
 /**
- * The time one request may spend waiting out `Retry-After`s, counted from its first attempt:
- * a wait that does not fit is not waited, so a rate-limited route never holds a request for
- * longer than the operator allows.
+ * The time one request may spend on retries (waiting out `Retry-After`s, pausing before a
+ * route is tried once more), counted from its first attempt: a wait that does not fit is not
+ * waited, so a failing route never holds a request for longer than the operator allows.
  */
 export class RetryBudget {
   private readonly started = performance.now();

@@ -1,115 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from 'pino';
 import type { GatewayError } from '../platform/errors/index.js';
-import { startKeyTrail, stopKeyTrail } from '../providers/index.js';
-import { inSpan } from '../platform/tracing/index.js';
-import { AttemptLog, type AttemptSink } from './attempt-log.js';
-import { BeforeFirstByteError } from './before-first-byte.js';
-import { judgeFailure } from './failover-rules.js';
-import type { RouteGate, RouteHealth } from './route-health.js';
 import type { RouteTarget } from './route-target.js';
-import { RetryBudget } from './retry-budget.js';
+import { type RouteRun, type RoutedRequest, type RoutingDeps, Walk } from './route-walk.js';
 
-/** Counters of route attempts and skips (the process's route metrics). */
-export interface RouteCounters {
-  attempt(route: string, provider: string, seconds: number, cause: string | undefined): void;
-  skip(route: string, provider: string, reason: string): void;
-}
-
-/** What the failover loop needs from its process: health of routes, the retry budget, metrics and a log. */
-export interface RoutingDeps {
-  readonly routeHealth?: RouteHealth;
-  /** Most time one request waits out `Retry-After`s, ms. */
-  readonly routeRetryBudgetMs?: number;
-  readonly metrics?: { readonly routes: RouteCounters };
-  readonly log: Pick<Logger, 'info'>;
-}
-
-/** The request being routed: its id (for logs), its abort signal and where its attempts go. */
-export interface RoutedRequest {
-  readonly requestId: string;
-  /** Also the signal its upstream calls carry: the keys they use are noted by it on each attempt's trail. */
-  readonly signal: AbortSignal;
-  readonly attempts?: AttemptSink | undefined;
-}
-
-/**
- * Runs the request on one route and resolves with its answer once complete. It calls
- * `firstByte` when the upstream's first byte arrives (the end of failover), and marks a
- * failure before it with BeforeFirstByteError; any other error is the request's.
- */
-export type RouteRun<R, T> = (route: R, firstByte: () => void) => Promise<T>;
-
-/** One request's walk over its routes: what was tried, and the last failure. */
-class Walk<R extends RouteTarget, T> {
-  last: GatewayError | undefined;
-  tried = 0;
-  readonly budget: RetryBudget;
-  private readonly log: AttemptLog;
-
-  constructor(
-    private readonly deps: RoutingDeps,
-    private readonly request: RoutedRequest,
-    private readonly run: RouteRun<R, T>,
-  ) {
-    this.budget = new RetryBudget(deps.routeRetryBudgetMs);
-    this.log = new AttemptLog(request.attempts);
-  }
-
-  skip(route: R, reason: string): void {
-    this.deps.metrics?.routes.skip(route.key, route.providerId, reason);
-    this.log.note(route, 'skipped', reason, null, 0);
-  }
-
-  /** Tries one route: its answer, or undefined when it failed over (the failure kept in `last`). */
-  async attempt(route: R, gate: RouteGate): Promise<{ value: T } | undefined> {
-    const { deps, log } = this;
-    const key = route.key;
-    const started = performance.now();
-    let answered = false;
-    // The keys this attempt's upstream calls use, found by the signal they carry.
-    const trail = startKeyTrail(this.request.signal);
-    const firstByte = (): void => {
-      answered = true;
-      const ms = performance.now() - started;
-      deps.routeHealth?.succeeded(key, ms);
-      deps.metrics?.routes.attempt(key, route.providerId, ms / 1000, undefined);
-      log.refusedKeys(route, trail);
-      log.note(route, 'answered', null, null, ms, trail.last());
-      log.answered(route);
-    };
-    this.tried += 1;
-    try {
-      const attributes = { 'gen_ai.provider.name': route.providerId, 'gen_ai.request.model': route.upstreamModel, 'farebox.attempt': this.tried };
-      return { value: await inSpan(`upstream ${route.providerId}`, attributes, () => this.run(route, firstByte), 'client') };
-    } catch (err) {
-      if (answered || !(err instanceof BeforeFirstByteError)) {
-        if (!answered && gate === 'trial') deps.routeHealth?.abandoned(key);
-        throw err;
-      }
-      const verdict = judgeFailure(err.original);
-      const ms = performance.now() - started;
-      if (verdict.failover && verdict.routeFault !== false) deps.routeHealth?.failed(key, verdict.retryAfterMs);
-      else if (gate === 'trial') deps.routeHealth?.abandoned(key);
-      deps.metrics?.routes.attempt(key, route.providerId, ms / 1000, verdict.cause);
-      log.refusedKeys(route, trail);
-      log.note(route, 'failed', verdict.cause, verdict.status ?? null, ms, trail.last());
-      if (!verdict.failover || this.request.signal.aborted) throw err.original;
-      deps.log.info({ request_id: this.request.requestId, route: key, cause: verdict.cause }, 'route failed before the first byte; trying the next');
-      this.last = err.original;
-      return undefined;
-    } finally {
-      stopKeyTrail(this.request.signal, trail);
-    }
-  }
-}
+export type { RouteCounters, RouteRun, RoutedRequest, RoutingDeps } from './route-walk.js';
 
 /**
  * Runs a request over its routes in order until one gives its first byte. A route whose
  * breaker is open, or whose `Retry-After` has not passed, is skipped; a failure before the
  * first byte that another route may not share (see judgeFailure) moves on to the next route,
- * uncharged. When every route failed or waits, the routes waiting out `Retry-After` are tried
- * once more if that wait fits in the retry budget. After the first byte nothing is retried:
+ * uncharged, after one more try on the same route where the failure deserves it (a stated
+ * `Retry-After` within the retry budget, a quick 5xx or reset; see sameRouteDelay). When every
+ * route failed or waits, the routes waiting out `Retry-After` are tried once more if that wait
+ * fits in the retry budget. After the first byte nothing is retried:
  * the answer (or its error) is the request's. Chat requests and image and OCR jobs all run
  * here, so they share one breaker policy and one form of attempt record.
  */
@@ -124,7 +27,7 @@ export async function runRoutes<R extends RouteTarget, T>(deps: RoutingDeps, rou
       if (gate === 'retry_after') waiting.push(route);
       continue;
     }
-    const done = await walk.attempt(route, gate);
+    const done = await walk.tryRoute(route, gate);
     if (done !== undefined) return done.value;
     if ((deps.routeHealth?.retryAt(route.key) ?? 0) > Date.now()) waiting.push(route);
   }

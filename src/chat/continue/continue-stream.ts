@@ -1,51 +1,19 @@
 import type { AdmissionTicket } from '../../admission/index.js';
-import type { AttemptRecord } from '../../ledger/index.js';
-import { type GatewayError, toGatewayError } from '../../platform/errors/index.js';
-import type { ChatStreamEvent } from '../../providers/index.js';
-import { type AttemptSink, judgeFailure, type RouteGate, type RouteTarget } from '../../routing/index.js';
-import type { AdmittedChat, AdmittedRequest, AdmittedRoute } from '../admit/chat-admit.js';
+import type { GatewayError } from '../../platform/errors/index.js';
+import { judgeFailure } from '../../routing/index.js';
+import type { AdmittedRoute } from '../admit/chat-admit.js';
 import type { ChatServiceDeps } from '../chat-service-deps.js';
 import { attemptOn } from '../routes/route-attempt.js';
+import { anyRouteAvailable, streamLimits } from '../routes/stream-limits.js';
+import { StreamWatch } from '../routes/stream-watch.js';
 import { type BilledLeg, ChatSettlement } from '../settle/chat-settlement.js';
-import type { ChunkSink } from '../wire/chunk-sink.js';
-import type { CompletionMeta } from '../wire/chat-wire.js';
-import { ProducedText } from '../wire/produced-text.js';
-import { type RelayEnd, relayStream, skippedEvents } from '../wire/stream-relay.js';
-import type { AnswerSoFar } from './answer-so-far.js';
+import { runLeg } from './continuation-leg.js';
 import { continuationRoute } from './continuation-route.js';
-import { continuationDeltas, type Prefill, prefillOf } from './prefill.js';
+import { LegLog } from './leg-log.js';
+import { type Prefill, prefillOf } from './prefill.js';
+import type { ContinueContext, StreamLeg } from './stream-leg.js';
 
-/** The routes a stream may go on with once the route answering it broke mid-answer. */
-export interface NextRoutes {
-  /** The admitted request: its id, its ticket (whose hold must cover every leg) and meta. */
-  readonly request: AdmittedRequest;
-  /** The routes after the answering one, in the order they would have been tried. */
-  readonly routes: readonly AdmittedRoute[];
-  /** Where the request's attempts are recorded. */
-  readonly attempts?: AttemptSink | undefined;
-}
-
-/** One leg of a streamed answer: the route it ran on, what it produced, how it ended, and its settlement. */
-export interface StreamLeg {
-  readonly admitted: AdmittedChat;
-  /** Settles this leg together with every earlier one. */
-  readonly settlement: ChatSettlement;
-  readonly produced: ProducedText;
-  readonly end: RelayEnd;
-  /** 1 for the route that answered first. */
-  readonly number: number;
-  /** When its upstream call started (performance.now()). */
-  readonly started: number;
-}
-
-/** What going on with a stream needs: where its chunks go, as which completion, and the answer so far. */
-export interface ContinueContext {
-  readonly meta: CompletionMeta;
-  readonly sink: ChunkSink;
-  readonly signal: AbortSignal;
-  readonly answer: AnswerSoFar;
-  readonly next: NextRoutes;
-}
+export type { ContinueContext, NextRoutes, StreamLeg } from './stream-leg.js';
 
 /** Failures of the upstream itself; anything else (the gateway's own fault) ends the stream. */
 const CONTINUABLE: ReadonlySet<string> = new Set(['upstream_error', 'upstream_timeout', 'rate_limited', 'service_unavailable']);
@@ -54,19 +22,6 @@ const CONTINUABLE: ReadonlySet<string> = new Set(['upstream_error', 'upstream_ti
 function mayContinue(leg: StreamLeg, ctx: ContinueContext): leg is StreamLeg & { end: { failure: GatewayError } } {
   const failure = leg.end.failure;
   return failure !== undefined && CONTINUABLE.has(failure.code) && !ctx.sink.closed && !ctx.signal.aborted && ctx.answer.continuable;
-}
-
-/** Writes attempt lines of a continued stream, each naming its leg. */
-class LegLog {
-  constructor(
-    private readonly deps: ChatServiceDeps,
-    private readonly sink: AttemptSink | undefined,
-  ) {}
-
-  note(route: RouteTarget, leg: number, outcome: AttemptRecord['outcome'], cause: string | null, status: number | null, ms: number): void {
-    this.sink?.attempted({ model: route.entryId, provider: route.providerId, upstream_model: route.upstreamModel, outcome, cause, status, latency_ms: Math.round(ms), leg });
-    if (outcome === 'skipped') this.deps.metrics?.routes.skip(route.key, route.providerId, cause ?? 'skipped');
-  }
 }
 
 /**
@@ -78,34 +33,9 @@ async function holdCovers(ticket: AdmissionTicket, need: bigint): Promise<boolea
   return (await ticket.grow?.(need - ticket.held)) ?? false;
 }
 
-/** An upstream stream whose first item arrived, or undefined when it failed before (recorded). */
-async function openLeg(deps: ChatServiceDeps, attempt: AdmittedChat, gate: RouteGate, ctx: ContinueContext, log: LegLog, number: number): Promise<{ first: IteratorResult<ChatStreamEvent>; iterator: AsyncIterator<ChatStreamEvent> } | undefined> {
-  const started = performance.now();
-  const iterator = attempt.chat.stream({ upstreamModel: attempt.model.doc.upstream_model, body: attempt.body, signal: ctx.signal })[Symbol.asyncIterator]();
-  try {
-    const first = await iterator.next();
-    const ms = performance.now() - started;
-    deps.routeHealth?.succeeded(attempt.key, ms);
-    deps.metrics?.routes.attempt(attempt.key, attempt.providerId, ms / 1000, undefined);
-    log.note(attempt, number, 'answered', 'continuation', null, ms);
-    return { first, iterator };
-  } catch (err) {
-    const ms = performance.now() - started;
-    const verdict = judgeFailure(toGatewayError(err));
-    // As before the first byte of any request: only the route's own faults count against it.
-    if (verdict.failover && verdict.routeFault !== false) deps.routeHealth?.failed(attempt.key, verdict.retryAfterMs);
-    else if (gate === 'trial') deps.routeHealth?.abandoned(attempt.key);
-    deps.metrics?.routes.attempt(attempt.key, attempt.providerId, ms / 1000, verdict.cause);
-    log.note(attempt, number, 'failed', verdict.cause, verdict.status ?? null, ms);
-    // Its refusal (a prefill it does not take, say) is not the answer's cause: the cut stays that.
-    deps.log.info({ request_id: attempt.requestId, route: attempt.key, cause: verdict.cause }, 'continuing route failed before its first byte');
-    return undefined;
-  }
-}
-
 /** Runs one more leg on the first route that can continue the answer, or undefined when none can. */
 async function nextLeg(deps: ChatServiceDeps, leg: StreamLeg, queue: AdmittedRoute[], ctx: ContinueContext, log: LegLog): Promise<StreamLeg | undefined> {
-  const earlier: BilledLeg[] = [...leg.settlement.earlier, await leg.settlement.bill({ usage: leg.end.usage, complete: leg.end.final, produced: leg.produced })];
+  const earlier: BilledLeg[] = [...leg.settlement.earlier, await leg.settlement.bill({ usage: leg.end.usage, complete: leg.end.final, produced: leg.produced, cut: true })];
   const prefill: Prefill = prefillOf(ctx.answer.text);
   const producedTokens = earlier.reduce((sum, l) => sum + l.usage.completionTokens, 0);
   const owed = earlier.reduce((sum, l) => sum + l.metered, 0n);
@@ -123,21 +53,14 @@ async function nextLeg(deps: ChatServiceDeps, leg: StreamLeg, queue: AdmittedRou
       return undefined;
     }
     const attempt = attemptOn(ctx.next.request, continuing, () => undefined);
-    const started = performance.now();
-    const opened = await openLeg(deps, attempt, gate, ctx, log, number);
-    if (opened === undefined) continue;
-    if (ctx.sink.closed) {
-      await opened.iterator.return?.().catch(() => undefined);
-      return undefined;
+    const watch = new StreamWatch(ctx.signal, streamLimits(deps.requestTiming, attempt, anyRouteAvailable(deps.routeHealth, queue)));
+    try {
+      const ran = await runLeg(deps, { attempt, gate, watch, log, number }, prefill, ctx);
+      if (ran === 'failed') continue;
+      return ran === 'left' ? undefined : { ...ran, settlement: new ChatSettlement(deps, attempt, earlier) };
+    } finally {
+      watch.dispose();
     }
-    const produced = new ProducedText();
-    const source = { ...opened, body: continuing.body };
-    const end = await relayStream(ctx.meta, source, ctx.sink, produced, {
-      reshape: continuationDeltas(prefill),
-      seen: (choices) => ctx.answer.add(choices),
-      skipped: skippedEvents(deps.log, attempt.requestId, attempt.key),
-    });
-    return { admitted: attempt, settlement: new ChatSettlement(deps, attempt, earlier), produced, end, number, started };
   }
   return undefined;
 }

@@ -8,6 +8,10 @@ export interface UpstreamTiming {
   readonly maxRequestMs: number;
   /** How long a stream whose client left keeps reading for the upstream's usage report. */
   readonly usageGraceMs: number;
+  /** A stream's longest wait for its first token when another route could answer (see streamLimits); absent: none. */
+  readonly firstTokenMs?: number;
+  /** A stream's longest silence once its answer flows; absent: only the transport's idle limit. */
+  readonly stallMs?: number;
 }
 
 /** What happens when a stream's client leaves: its slot is freed, and reading on takes a permit. */

@@ -1,16 +1,9 @@
 import { type BilledUnits, chatUnits, type CostLine, type Nano, priceUnits } from '../../billing/index.js';
 import type { TokenUsage } from '../../providers/index.js';
 import type { AdmittedChat } from '../admit/chat-admit.js';
-import type { ProducedText } from '../wire/produced-text.js';
-import { settlementUsage } from './settlement-usage.js';
+import { type ReportedUsage, settlementUsage } from './settlement-usage.js';
 
-/** How a request's usage arrived: what the upstream reported, and whether that report is complete. */
-export interface ReportedUsage {
-  readonly usage: TokenUsage | undefined;
-  /** False when the answer ended before the upstream's final counts (only partial ones, or none). */
-  readonly complete: boolean;
-  readonly produced: ProducedText;
-}
+export type { ReportedUsage } from './settlement-usage.js';
 
 /**
  * What one leg of an answer owes at its own route's prices: a whole answer has one leg, a
@@ -32,7 +25,7 @@ export interface BilledLeg {
 
 /** Prices one leg's usage (see settlementUsage) at its route's prices; charges nothing. */
 export async function billLeg(admitted: AdmittedChat, reported: ReportedUsage): Promise<BilledLeg> {
-  const usage = await settlementUsage(admitted, reported.usage, reported.complete, reported.produced);
+  const usage = await settlementUsage(admitted, reported);
   const source = reported.complete && reported.usage !== undefined ? 'upstream' : 'counted';
   const units = chatUnits(usage);
   const bill = priceUnits(admitted.model, units);

@@ -42,6 +42,13 @@ const schema = z
     // Five minutes: a reasoning model may think for minutes without a token, and the client's
     // connection is kept alive by heartbeats meanwhile (STREAM_HEARTBEAT_MS).
     UPSTREAM_IDLE_TIMEOUT_MS: int(300_000, 1),
+    // A stream with a route left to move on to: no first token within 10 s hands it to that
+    // route (a silent or slow provider), well inside failoverbench's S06 and S07 budgets. Not
+    // for models marked REASONING, which may think in silence for minutes.
+    UPSTREAM_FIRST_TOKEN_TIMEOUT_MS: int(10_000, 1),
+    // Once answer tokens flow, a silence this long is a stalled stream (continued on the next
+    // route, or ended): inside S09's 45 s, and failoverbench's own 30 s stream-idle baseline.
+    UPSTREAM_STALL_TIMEOUT_MS: int(30_000, 1),
     JOB_TIMEOUT_MS: int(180_000, 1),
     JOB_RESULT_TTL_MS: int(3_600_000, 1_000),
     EARLY_COMMIT_MS: int(20_000, 0),
@@ -82,7 +89,9 @@ const schema = z
       .pipe(z.array(z.object({ kid: z.string().min(1), x: z.string().regex(/^[A-Za-z0-9_-]{43}$/) }))),
     ROUTE_RETRY_BUDGET_MS: int(10_000, 0),
     ROUTE_BREAKER_FAILURES: int(5, 1),
-    ROUTE_BREAKER_COOLDOWN_MS: int(30_000, 1),
+    // Short enough that a route back from an outage is tried again within seconds (a failed
+    // trial only opens it for another cool-down), long enough to spare a route that is down.
+    ROUTE_BREAKER_COOLDOWN_MS: int(10_000, 1),
     OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
     OTEL_SERVICE_NAME: z.string().min(1).max(100).default('farebox'),
     OTEL_BSP_SCHEDULE_DELAY: int(5_000, 1),
@@ -144,8 +153,10 @@ export interface Config {
   readonly countTokensRpm: number;
   /**
    * How long one chat request may run (`maxRequestMs`: its upstream call is then ended with
-   * the usage produced, so no hold is held forever), and how long a stream whose client left
-   * keeps reading the upstream for its usage report (`usageGraceMs`).
+   * the usage produced, so no hold is held forever), how long a stream whose client left
+   * keeps reading the upstream for its usage report (`usageGraceMs`), and the silences that
+   * end a stream's upstream call: before its first token when another route could answer
+   * (`firstTokenMs`), and once its answer flows (`stallMs`).
    */
   readonly requestTiming: RequestTiming;
   /** Failover across a model's routes (retry budget, circuit breaker). */
@@ -267,6 +278,10 @@ export type LedgerAck = 'commit' | 'local';
 export interface RequestTiming {
   readonly maxRequestMs: number;
   readonly usageGraceMs: number;
+  /** A stream's longest wait for its first token when another route could answer instead (not for reasoning models). */
+  readonly firstTokenMs: number;
+  /** A stream's longest silence once its answer's tokens flow. */
+  readonly stallMs: number;
   /** Most streams one process reads on for usage after their clients left (then they stop at once). */
   readonly usageGraceMaxStreams: number;
 }
@@ -324,7 +339,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     overload: { maxEventLoopDelayMs: e.SHED_EVENT_LOOP_DELAY_MS, maxInFlight: e.SHED_MAX_IN_FLIGHT },
     holdTtlSeconds: e.HOLD_TTL_SECONDS,
     countTokensRpm: e.COUNT_TOKENS_RPM,
-    requestTiming: { maxRequestMs: e.MAX_REQUEST_SECONDS * 1000, usageGraceMs: e.USAGE_GRACE_MS, usageGraceMaxStreams: e.USAGE_GRACE_MAX_STREAMS },
+    requestTiming: {
+      maxRequestMs: e.MAX_REQUEST_SECONDS * 1000,
+      usageGraceMs: e.USAGE_GRACE_MS,
+      usageGraceMaxStreams: e.USAGE_GRACE_MAX_STREAMS,
+      firstTokenMs: e.UPSTREAM_FIRST_TOKEN_TIMEOUT_MS,
+      stallMs: e.UPSTREAM_STALL_TIMEOUT_MS,
+    },
     routes: { retryBudgetMs: e.ROUTE_RETRY_BUDGET_MS, breakerFailures: e.ROUTE_BREAKER_FAILURES, breakerCooldownMs: e.ROUTE_BREAKER_COOLDOWN_MS },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     documentFetchAllowLoopback: e.DOCUMENT_FETCH_ALLOW_LOOPBACK,

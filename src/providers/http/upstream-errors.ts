@@ -1,7 +1,24 @@
 import { GatewayError } from '../../platform/errors/index.js';
 
+type RateLimitOptions = NonNullable<ConstructorParameters<typeof GatewayError>[2]>;
+
 /** Longest upstream message passed on to clients; vendor bodies can be huge HTML pages. */
 const MAX_MESSAGE_LENGTH = 500;
+
+/**
+ * A vendor's rate limit (429). `stated` says whether it named a wait (`Retry-After`): only a
+ * stated wait is worth waiting out on the same route; without one the default second is a
+ * guess, and the request is better served by the next route.
+ */
+export class UpstreamRateLimit extends GatewayError {
+  constructor(
+    message: string,
+    readonly stated: boolean,
+    options: RateLimitOptions,
+  ) {
+    super('rate_limited', message, options);
+  }
+}
 
 /** Parses `Retry-After` (delta seconds or HTTP date) into whole seconds, at least 1. */
 export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number {
@@ -97,8 +114,9 @@ export function upstreamStatusError(
     return new GatewayError('upstream_error', withDetail(`The upstream provider refused the gateway's account (status ${status})`, message), { upstream });
   }
   if (status === 429) {
-    const retryAfterSeconds = parseRetryAfter(headers['retry-after']);
-    return new GatewayError('rate_limited', withDetail('The upstream provider is rate limiting', message), {
+    const stated = headers['retry-after'];
+    const retryAfterSeconds = parseRetryAfter(stated);
+    return new UpstreamRateLimit(withDetail('The upstream provider is rate limiting', message), stated !== undefined && stated.trim() !== '', {
       retryAfterSeconds,
       upstream,
     });

@@ -25,16 +25,21 @@ beforeEach(() => {
   for (const fake of [w.a, w.b, w.c]) fake.setScenario({ type: 'normal' });
 });
 
-const FAILURES: Array<[string, FakeScenario, string, number | null]> = [
-  ['429 with Retry-After', { type: 'error', status: 429, body: '{"error":{"message":"Rate limit reached","type":"requests"}}', headers: { 'retry-after': '1' } }, 'status_429', 429],
-  ['500', { type: 'error', status: 500, body: '{"error":{"message":"The server had an error"}}' }, 'status_500', 500],
-  ['503', { type: 'error', status: 503, body: '{"error":{"message":"Service unavailable"}}' }, 'status_503', 503],
-  ['529', { type: 'error', status: 529, body: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}' }, 'status_529', 529],
-  ['a stall before the first byte', { type: 'hang' }, 'timeout', null],
-  ['a reset', { type: 'reset' }, 'reset', null],
+/**
+ * Failures that move on to the second route, and how often the first route is tried: once more
+ * after a stated Retry-After or a quick server error, once when it was silent or reset.
+ */
+const FAILURES: Array<[string, FakeScenario, string, number | null, number]> = [
+  ['429 with Retry-After', { type: 'error', status: 429, body: '{"error":{"message":"Rate limit reached","type":"requests"}}', headers: { 'retry-after': '1' } }, 'status_429', 429, 2],
+  ['429 without Retry-After', { type: 'error', status: 429, body: '{"error":{"message":"Rate limit reached","type":"requests"}}' }, 'status_429', 429, 1],
+  ['500', { type: 'error', status: 500, body: '{"error":{"message":"The server had an error"}}' }, 'status_500', 500, 2],
+  ['503', { type: 'error', status: 503, body: '{"error":{"message":"Service unavailable"}}' }, 'status_503', 503, 2],
+  ['529', { type: 'error', status: 529, body: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}' }, 'status_529', 529, 2],
+  ['a stall before the first byte', { type: 'hang' }, 'timeout', null, 1],
+  ['a reset', { type: 'reset' }, 'reset', null, 1],
 ];
 
-describe.each(FAILURES)('first route fails with %s', (_name, scenario, cause, status) => {
+describe.each(FAILURES)('first route fails with %s', (_name, scenario, cause, status, tries) => {
   it('answers from the second route, non-streamed, billed at its prices only', async () => {
     const model = await freshModel(['prov-a', 'prov-b']);
     w.a.setScenario(scenario);
@@ -51,7 +56,8 @@ describe.each(FAILURES)('first route fails with %s', (_name, scenario, cause, st
     expect((await ledgerEntry(w.gw.url, w.key.accountId, requestId))?.cost_usd).toBe(cost);
     const record = await recordOf(w, requestId);
     expect(record).toMatchObject({ status: 200, model, provider: 'prov-b', cost_usd: cost });
-    expect(attemptsOf(record)).toEqual([['prov-a', 'failed', cause, status], ['prov-b', 'answered', null, null]]);
+    const failed = Array.from({ length: tries }, () => ['prov-a', 'failed', cause, status]);
+    expect(attemptsOf(record)).toEqual([...failed, ['prov-b', 'answered', null, null]]);
   });
 
   it('answers from the second route, streamed', async () => {
@@ -128,7 +134,8 @@ describe('answered at once', () => {
     expect(err.status).toBe(502);
     const record = await recordOf(w, err.headers?.get('x-service-request-id') ?? '');
     expect(record.cost_usd).toBe(0);
-    expect(attemptsOf(record).map((a) => a[2])).toEqual(['status_500', 'status_503']);
+    // Each quick server error is tried once more on its route before the next.
+    expect(attemptsOf(record).map((a) => a[2])).toEqual(['status_500', 'status_500', 'status_503', 'status_503']);
   });
 });
 

@@ -84,8 +84,9 @@ beforeAll(async () => {
   gw = await startTestGateway({
     env: testEnv({
       LOG_LEVEL: 'info', PROVIDERS_FILE: providersFile, FAKE_CUT_KEY: KEY_CUT, FAKE_CLAUDE_KEY: KEY_CLAUDE, FAKE_OAI_KEY: KEY_OAI,
-      // Roomy enough for a loaded machine; the stall case waits out the idle limit once.
-      UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '3000', UPSTREAM_IDLE_TIMEOUT_MS: '1000',
+      // Roomy enough for a loaded machine; the stall case waits out the stall limit once, well
+      // before the connection's idle limit would end it.
+      UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '3000', UPSTREAM_IDLE_TIMEOUT_MS: '5000', UPSTREAM_STALL_TIMEOUT_MS: '400',
     }),
   });
   key = await fundedKey(gw.url, 50);
@@ -157,10 +158,12 @@ describe('a stream that breaks mid-answer goes on with the next route that takes
     await expectRescued(result, claude, CLAUDE_USAGE, 'prov-claude', 'reset');
   });
 
-  it('a stream that stalls past the idle limit continues too', async () => {
+  it('a stream silent mid-answer past the stall limit continues too, without waiting for the idle limit', async () => {
     const model = await freshModel([{ provider: 'prov-cut' }, { provider: 'prov-claude' }]);
     cut.setScenario({ type: 'stall-stream', afterFrames: CUT_AFTER });
+    const started = performance.now();
     const result = await streamChat(gw.url, key.raw, { model, messages });
+    expect(performance.now() - started).toBeLessThan(3_000);
     await expectRescued(result, claude, CLAUDE_USAGE, 'prov-claude', 'timeout');
   });
 

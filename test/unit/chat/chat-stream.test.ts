@@ -62,7 +62,9 @@ describe('streamChat', () => {
     expect(journal).toEqual(['open', 'chunk', 'chunk', 'settled:' + String(settles[0]?.cost), 'usage-chunk', 'done']);
     expect(chunks[1]).toMatchObject({ error: { code: 'upstream_error', type: 'upstream_error' }, choices: [{ index: 0, delta: {}, finish_reason: 'error' }] });
     expect(settles).toHaveLength(1);
-    expect(settles[0]?.units).toEqual({ prompt: 10, completion: countTokens(text) });
+    // No usage came: the prompt is counted as the vendor counts it (3 framing tokens for the
+    // message, its role, 'hello', 3 priming the reply), not by the admission bound (10).
+    expect(settles[0]?.units).toEqual({ prompt: 3 + countTokens('user') + countTokens('hello') + 3, completion: countTokens(text) });
   });
 
   it('answers errors before the first item as thrown GatewayErrors, releasing the hold without a charge', async () => {
@@ -101,7 +103,7 @@ describe('streamChat', () => {
     await streamChat(serviceDeps(), admitted(chat, ticket, { stream: true, reasoning: { exclude: true } }), sink, new AbortController().signal);
     expect(JSON.stringify(chunks)).not.toContain('thinking');
     expect(chunks[0]).toMatchObject({ choices: [{ delta: { content: 'answer' } }] });
-    expect(settles[0]?.units).toEqual({ prompt: 10, completion: countTokens('answer'), internal_reasoning: countTokens('thinking hard') });
+    expect(settles[0]?.units).toEqual({ prompt: 3 + countTokens('user') + countTokens('hello') + 3, completion: countTokens('answer'), internal_reasoning: countTokens('thinking hard') });
   });
 
   it('does not report a cost whose charge failed, but still ends the stream', async () => {

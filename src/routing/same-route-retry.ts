@@ -1,0 +1,44 @@
+import type { FailureVerdict } from './failover-rules.js';
+import type { RetryBudget } from './retry-budget.js';
+
+/**
+ * Failures worth one more try on the same route: a server error or overload the route may not
+ * repeat. Not a silent route (`timeout`: a second wait only doubles the first), nor a reset,
+ * which may be an answer cut mid-body that the vendor already produced: the next route
+ * restarts it instead.
+ */
+const TRANSIENT: ReadonlySet<string> = new Set(['status_500', 'status_502', 'status_503', 'status_504', 'status_529']);
+
+/**
+ * A failure slower than this is not tried again on the same route: a route that took long to
+ * fail would make the request wait as long again, and the next route may answer at once.
+ */
+export const QUICK_FAILURE_MS = 1_000;
+
+/** Pause before the one retry of a transient failure, ms (with up to half as much again of jitter, so retries do not arrive in step). */
+export const TRANSIENT_RETRY_DELAY_MS = 200;
+
+/** What decides whether a failed attempt is tried again on its own route. */
+export interface FailedAttempt {
+  readonly verdict: FailureVerdict;
+  /** How long the attempt took to fail, ms. */
+  readonly tookMs: number;
+  /** How long the route asked to be left alone from now, ms (0 when it asked nothing). */
+  readonly waitMs: number;
+}
+
+/**
+ * How long to wait before trying a failed route once more, or undefined when the request moves
+ * on to the next route instead. A route that named its wait (`Retry-After`) is waited for when
+ * the wait fits in the request's retry budget; a quick transient failure is retried after a
+ * short pause when that fits; anything else moves on. A 429 that named no wait moves on rather
+ * than guess one; an answer every route would give (a 400) never reaches here.
+ */
+export function sameRouteDelay(failed: FailedAttempt, budget: RetryBudget): number | undefined {
+  const { verdict } = failed;
+  if (!verdict.failover) return undefined;
+  if (verdict.retryAfterStated === true) return budget.fits(failed.waitMs) ? failed.waitMs : undefined;
+  if (!TRANSIENT.has(verdict.cause) || failed.tookMs > QUICK_FAILURE_MS) return undefined;
+  const delay = Math.max(failed.waitMs, TRANSIENT_RETRY_DELAY_MS * (1 + Math.random() / 2));
+  return budget.fits(delay) ? delay : undefined;
+}
