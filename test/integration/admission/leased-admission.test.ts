@@ -109,8 +109,10 @@ describe('leased admission', () => {
     // Slices of two holds: the deaf process spends one unit of the cap of eight.
     const { accountId, raw } = await accountWithKey(other.url, 1, { limits: { spend_cap_usd: { lifetime: 0.008 } } });
     expect((await charge(deaf.url, raw, { estimate, cost: estimate })).status).toBe(200);
-    // Its slice stays in use for 2 s, costs nothing, and goes back only once idle after that.
-    const running = charge(deaf.url, raw, { estimate, cost: 0n, delay_ms: 2_000 });
+    // Its slice stays in use for half a second, costs nothing, and goes back only once idle after
+    // that (a second, plus up to half a second until the sweep): inside the three idle periods a
+    // refusal is decided again for, with a second to spare on a loaded machine.
+    const running = charge(deaf.url, raw, { estimate, cost: 0n, delay_ms: 500 });
     await waitFor('the deaf process to admit it', () => leased(deaf).slices().some((s) => s.running > 0), { timeoutMs: 5_000, intervalMs: 5 });
     const burst = await Promise.all(Array.from({ length: 7 }, () => charge(other.url, raw, { estimate, cost: estimate })));
     expect((await running).status).toBe(200);

@@ -8,7 +8,7 @@ import { startTestGateway, testEnv, type TestGateway } from '../../helpers/test-
 import { fundedKey, type FundedKey } from '../chat/chat-client.js';
 
 /** Every duration of the benchmark and of the gateway's shipped limits is divided by this. */
-export const SCALE = 10;
+export const SCALE = 5;
 
 /** A duration at the benchmark's full timings, ms, as the scaled run's. */
 export const scaled = (ms: number): number => Math.round(ms / SCALE);
@@ -17,8 +17,8 @@ export const scaled = (ms: number): number => Math.round(ms / SCALE);
  * Time a loaded two-core machine adds to a call (admission, MongoDB, the stores, the other
  * cells running at once), ms, which does not shrink with the scale: added to every wall-time
  * budget of the benchmark (see the runner's wallLimit for the one exception). It is shorter than
- * the waits a wrong turn would add here (the 3 s stall limit, the 12 s first-byte limit, the
- * 30 s idle limit), so such a call still fails its budget.
+ * the waits a wrong turn would add here (the 6 s stall limit, the 24 s first-byte limit, the
+ * 60 s idle limit), so such a call still fails its budget.
  */
 export const SLACK_MS = 1_500;
 
