@@ -59,11 +59,15 @@ async function untilConnected(): Promise<void> {
   await waitFor('both gateways to reconnect to Redis', () => a.deps.redis.status === 'ready' && b.deps.redis.status === 'ready', { timeoutMs: 10_000 });
 }
 
+/** How long a slice another process no longer uses can hold room: its idle period, its sweep, and a margin. */
+const SLICE_BOUND_MS = 3_000;
+
 /**
  * An account with 10 units of balance, a key with a 10-unit day cap, one with a 10-unit week
  * cap, an account with a 10-unit week cap over two keys and an end user with a 10-unit day cap
  * each spend 5 units (2 before the snapshot, 3 after), then Redis is killed with 2 requests
- * each in flight and restarted (from the snapshot if one was taken), and 20 more each arrive.
+ * each in flight and restarted (from the snapshot if one was taken), and 20 more each arrive;
+ * 3 more each arrive once a slice held elsewhere would be back.
  */
 async function rewind(snapshot: boolean) {
   const poor = await accountWithKey(a.url, 0.01, { limits: { rpm: 10_000 } });
@@ -100,6 +104,11 @@ async function rewind(snapshot: boolean) {
   await run(20);
   const recoveryMs = Date.now() - killedAt;
   await inFlight;
+  // Near a cap, room can sit in the other process's slice until that slice is idle and swept
+  // (SLICE_IDLE_MS, 1 s, plus half of it), which a burst may not outlast on a loaded machine: the
+  // refusal may stand that long, not longer. Asked again after that bound, what is left is admitted.
+  await new Promise((r) => setTimeout(r, SLICE_BOUND_MS));
+  await run(3);
   return { poor, capped, weekly, account, endUser, answers, recoveryMs };
 }
 
@@ -111,7 +120,7 @@ describe.each([
     const { poor, capped, weekly, account, endUser, answers, recoveryMs } = await rewind(snapshot);
     for (const r of Object.values(answers).flat()) expect([200, 402, 403, 503], JSON.stringify(r.body)).toContain(r.status);
     const admitted = (name: Limited) => answers[name].filter((r) => r.status === 200).length;
-    // 27 asked each; 10 units allowed each, and the run offers more than enough to use them.
+    // 30 asked each; 10 units allowed each, and the run offers more than enough to use them.
     const refusals = (name: Limited) => answers[name].filter((r) => r.status !== 200).map((r) => `${r.status} ${(r.body as { error?: { code?: string; message?: string } }).error?.message ?? ''}`);
     for (const name of Object.keys(answers) as Limited[]) expect(admitted(name), `${name}: ${refusals(name).join(' | ')}`).toBe(10);
     await expectExactMoney(a.deps, poor.accountId, reportedByTestRoute(answers.poor));
