@@ -1,3 +1,5 @@
+import { isRecord } from '../providers/index.js';
+
 /**
  * One stored answer. Chat answers a door translated are kept in chat-completions form
  * whichever door made them, so a hit is said again through the asking door's own translation,
@@ -42,9 +44,6 @@ export interface EmbeddingsEntry extends EntryBase {
   readonly prompt_tokens: number;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Reads a stored entry back; anything that is not one (an older format, damage) is a miss. */
 export function parseEntry(text: string): CacheEntry | undefined {

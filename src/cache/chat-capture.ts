@@ -1,5 +1,6 @@
 import type { ChunkSink, TranslatedPlan } from '../chat/index.js';
 import { LogprobsParts } from './chat-logprobs.js';
+import { isRecord } from '../providers/index.js';
 
 /** Told once with a complete answer, in chat-completions form, after its charge is durable. */
 export type CompleteAnswer = (completion: Record<string, unknown>) => void;
@@ -7,9 +8,6 @@ export type CompleteAnswer = (completion: Record<string, unknown>) => void;
 /** Finish reasons of answers that are not kept: a filtered, failed or unfinished choice. */
 const UNKEPT_FINISH = new Set(['content_filter', 'error']);
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Whether every choice of an answer finished normally (so it may be said again). */
 export function finishedNormally(choices: unknown): boolean {

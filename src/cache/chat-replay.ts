@@ -2,10 +2,8 @@ import { type Nano, toUsdNumber } from '../billing/index.js';
 import { type ChunkSink, completionId, type TranslatedPlan } from '../chat/index.js';
 import type { ChatEntry } from './cache-entry.js';
 import { hitLine } from './hit-price.js';
+import { isRecord } from '../providers/index.js';
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The stored completion as a hit shows it: this request's own ids and time, the hit's cost and line, the original counts. */
 export function hitCompletion(entry: ChatEntry, requestId: string, created: number, cost: Nano): Record<string, unknown> {
