@@ -33,6 +33,20 @@ const DEMAND_DECAY_PER_S = 0.5;
 /** A steady rate r of holds h weighs h·r / ln 2 at that decay: this turns the weight back into a rate. */
 const WEIGHT_TO_RATE = Math.LN2;
 /**
+ * `size` rounded down to a whole number (at least one) of holds of `estimate`. A slice that is
+ * not a whole number of its requests' holds keeps a remainder that fits none of them once
+ * they are spent (a quarter of a cap of ten holds is two and a half): with a few processes
+ * each holding such a remainder, the room they strand together makes another process refuse
+ * a request that the cap still has room for, until they hand it back. (Nor is a slice cut to
+ * what Redis has left: a grant that does not fit is refused whole, and the exact path admits.)
+ */
+function wholeRequests(size: bigint, estimate: bigint): bigint {
+  if (estimate <= 0n) return size;
+  const requests = size / estimate;
+  return (requests > 1n ? requests : 1n) * estimate;
+}
+
+/**
  * A slice is not taken from within this margin of its expiry in Redis: 5 s, or a third of a
  * short TTL (renewals come every third of it, so a renewed slice stays usable between them).
  */
@@ -80,8 +94,9 @@ export class SliceBook {
   /**
    * The size of the next slice for a request of `estimate`: its recent demand, at least
    * MIN_REQUESTS requests, at most the maximum and a CAP_SHARE of the smallest cap that applies
-   * (so a few processes can hold slices of it at once). Undefined when even one request would
-   * not fit that share: such a holder is always near its limit and takes the exact path.
+   * (so a few processes can hold slices of it at once), rounded down to a whole number of
+   * requests of `estimate`. Undefined when even one request would not fit that share: such a
+   * holder is always near its limit and takes the exact path.
    */
   sizeFor(name: string, estimate: bigint, now: number, smallestCap?: bigint): bigint | undefined {
     const holder = this.holder(name, now);
@@ -91,7 +106,7 @@ export class SliceBook {
     const share = smallestCap === undefined ? this.settings.maxNano : smallestCap / CAP_SHARE;
     const max = share < this.settings.maxNano ? share : this.settings.maxNano;
     if (max < estimate) return smallestCap === undefined ? estimate : undefined;
-    return size > max ? max : size;
+    return wholeRequests(size > max ? max : size, estimate);
   }
 
   /** True while the holder is admitted on the exact path (near a limit). */

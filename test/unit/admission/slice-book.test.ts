@@ -29,9 +29,25 @@ describe('SliceBook', () => {
     // 100 requests of $0.001 within a second: about two seconds of that demand.
     for (let i = 0; i < 100; i++) book.take('h', 1_000_000n, 0, i * 10);
     const size = book.sizeFor('h', 1_000_000n, 1_000);
-    expect(size).toBeGreaterThan(100_000_000n);
+    // Just over 100 holds by the decaying weight: 100 whole ones.
+    expect(size).toBeGreaterThanOrEqual(100_000_000n);
     expect(size).toBeLessThanOrEqual(SETTINGS.maxNano);
     expect(book.sizeFor('h', 5_000_000_000n, 1_000)).toBe(5_000_000_000n);
+  });
+
+  it('sizes a slice as a whole number of the request\'s holds, so they leave no remainder that fits none of them', () => {
+    const book = new SliceBook(SETTINGS);
+    // A quarter of a cap of ten holds is two and a half: two.
+    expect(book.sizeFor('h', 1_000n, 0, 10_000n)).toBe(2_000n);
+    // A cap whose quarter fits no hold: the exact path.
+    expect(book.sizeFor('h', 1_000n, 0, 3_999n)).toBeUndefined();
+    // The largest slice ($1) holds three holds of $0.3, not three and a third.
+    expect(book.sizeFor('big', 300_000_000n, 0)).toBe(900_000_000n);
+    // However uneven the recent demand is.
+    for (let i = 0; i < 37; i++) book.take('busy', 1_000_000n + BigInt(i * 7_919), 0, i * 13);
+    const size = book.sizeFor('busy', 1_234_567n, 500);
+    expect(size).toBeGreaterThan(4n * 1_234_567n);
+    expect((size ?? 0n) % 1_234_567n).toBe(0n);
   });
 
   it('never spends a slice past its last renewal plus its TTL less the margin', () => {
