@@ -13,6 +13,11 @@ export interface PacedLoadOptions {
   seconds: number;
   /** Connections the requests may use; more are queued, and that wait counts as latency. */
   connections: number;
+  /**
+   * A pool to send on, kept open by the caller across runs (its connections already made, as a
+   * client fleet's are); without one, the run opens its own and closes it at the end.
+   */
+  pool?: Pool;
 }
 
 /** What a fixed-rate run saw. */
@@ -35,6 +40,11 @@ export interface PacedLoadResult {
   sendLag: number[];
 }
 
+/** A connection pool for paced runs: one request per connection at a time, connections kept open between runs. */
+export function pacedPool(origin: string, connections: number): Pool {
+  return new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 30_000 });
+}
+
 /**
  * Sends requests at a fixed rate on an even schedule, independent of how fast answers come
  * back (open loop), and times each from the moment it was due, so a slow server cannot hide
@@ -42,7 +52,7 @@ export interface PacedLoadResult {
  * seconds` requests and a 10 s grace period for the last answers.
  */
 export async function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
-  const pool = new Pool(options.origin, { connections: options.connections, pipelining: 1, keepAliveTimeout: 30_000 });
+  const pool = options.pool ?? pacedPool(options.origin, options.connections);
   const total = Math.round(options.rate * options.seconds);
   const interval = 1000 / options.rate;
   const latencies: number[] = [];
@@ -87,7 +97,7 @@ export async function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadRes
     }
     await Promise.race([Promise.all(inFlight), sleep(10_000)]);
   } finally {
-    await pool.destroy();
+    if (!options.pool) await pool.destroy();
   }
   const elapsed = (performance.now() - started) / 1000;
   return { latencies, refusals, sendLag, sent, non2xx, errors, errorKinds, achievedRate: Math.round(latencies.length / elapsed) };

@@ -5,7 +5,7 @@ import { seedBench } from './bench-seed.js';
 import { NO_EQUIVALENT } from './bench-targets.js';
 import { chatBody, chatHeaders } from './chat-requests.js';
 import { round3, summarize } from './latency-stats.js';
-import { pacedLoad, type PacedLoadResult } from './paced-load.js';
+import { pacedLoad, pacedPool, type PacedLoadResult } from './paced-load.js';
 import type { Measurement } from './report-rows.js';
 import type { ScenarioContext, ScenarioOutput } from './scenario-context.js';
 import { runAutocannon } from './scenario-throughput.js';
@@ -70,6 +70,16 @@ async function findCapacity(closedRate: number, load: (rate: number, seconds: nu
   return { capacity, answered };
 }
 
+/** The capacity from the ramp, then paced runs at 0.8× and 2× it, the web watched during the second. */
+async function measureAtLoads(closedRate: number, load: (rate: number, seconds: number) => Promise<PacedLoadResult>, watch: () => ReturnType<typeof watchWeb>) {
+  const ramp = await findCapacity(closedRate, load);
+  const capacity = Math.round(ramp.capacity);
+  const light = figures(await load(capacity * 0.8, PACED_S));
+  const watching = watch();
+  const heavy = figures(await load(capacity * 2, PACED_S));
+  return { ramp, capacity, light, heavy, seen: watching.stop() };
+}
+
 /** The account's charges in the side web's ledger. */
 async function chargesOf(mongoUri: string, db: string, accountId: string): Promise<number> {
   const client = await MongoClient.connect(mongoUri);
@@ -98,14 +108,11 @@ export async function overloadScenario(ctx: ScenarioContext): Promise<ScenarioOu
     const request = { url: `${side.url}/v1/chat/completions`, method: 'POST' as const, headers, body, connections: CAPACITY_CONNECTIONS };
     const warm = await runAutocannon({ ...request, duration: 2 });
     const closed = await runAutocannon({ ...request, duration: CAPACITY_S });
-    const load = (rate: number, seconds: number) => pacedLoad({ origin: side.url, path: '/v1/chat/completions', headers, body, rate: Math.round(rate), seconds, connections: CONNECTIONS });
-    const ramp = await findCapacity(closed['2xx'] / CAPACITY_S, load);
-    const capacity = Math.round(ramp.capacity);
-    const paced = (factor: number) => load(capacity * factor, PACED_S);
-    const light = figures(await paced(0.8));
-    const watch = watchWeb(side.url, stack.adminToken);
-    const heavy = figures(await paced(2));
-    const seen = watch.stop();
+    // One pool for the ramp and both paced runs, as a client fleet keeps its connections: a fresh
+    // pool per run would open up to CONNECTIONS at once each time, a burst real traffic rarely makes.
+    const pool = pacedPool(side.url, CONNECTIONS);
+    const load = (rate: number, seconds: number) => pacedLoad({ origin: side.url, path: '/v1/chat/completions', headers, body, rate: Math.round(rate), seconds, connections: CONNECTIONS, pool });
+    const { ramp, capacity, light, heavy, seen } = await measureAtLoads(closed['2xx'] / CAPACITY_S, load, () => watchWeb(side.url, stack.adminToken)).finally(() => pool.destroy());
     ctx.log(`overload: at 2×, in flight and loop delay every 0.5 s: ${seen.map((x) => `${x.inFlight}/${x.delayMaxMs}ms`).join(' ')}`);
     const answered = warm['2xx'] + closed['2xx'] + ramp.answered + light.answered! + heavy.answered!;
     const charged = await chargesOf(stack.mongoUri, side.env.MONGODB_DB ?? '', account.accountId);

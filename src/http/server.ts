@@ -11,7 +11,7 @@ const deps = await createDeps(config, log);
 const app = createApp(deps);
 const server = createWebServer(deps, app);
 const http = new HttpDrain(server);
-server.listen(config.port, () => log.info({ port: config.port }, 'web listening'));
+server.listen({ port: config.port, backlog: config.listenBacklog }, () => log.info({ port: config.port }, 'web listening'));
 returnIdleMemory(log, { activity: () => http.started });
 
 onShutdown(log, { graceMs: config.shutdownGraceMs }, () => [

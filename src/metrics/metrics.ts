@@ -120,7 +120,7 @@ export class Metrics {
     });
   }
 
-  /** Counts a request of new work shed (`event_loop_delay`, `in_flight`) or dropped (`client_left`). */
+  /** Counts a request of new work shed (`event_loop_delay`, `event_loop_busy`, `in_flight`) or dropped (`client_left`). */
   shed(reason: string): void {
     this.shedRequests.inc({ reason });
   }

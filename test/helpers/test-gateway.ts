@@ -47,6 +47,7 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     // Tests share two busy cores with the stores and each other on purpose, so the event loop
     // of a test process is often late; load shedding on that delay is tested where it is meant.
     SHED_EVENT_LOOP_DELAY_MS: '0',
+    SHED_EVENT_LOOP_BUSY_PERCENT: '0',
     ...extra,
   };
 }

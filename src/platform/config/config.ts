@@ -15,6 +15,7 @@ const schema = z
   .object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     PORT: int(8080, 0).pipe(z.number().max(65535)),
+    LISTEN_BACKLOG: int(4_096, 1),
     REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
     // Seeds of a Redis Cluster: `host:port` or `redis://` / `rediss://` (TLS) URLs, comma-separated.
     REDIS_CLUSTER_NODES: z
@@ -55,6 +56,7 @@ const schema = z
     STREAM_HEARTBEAT_MS: int(15_000, 10),
     SHED_EVENT_LOOP_DELAY_MS: int(25, 0),
     SHED_MAX_IN_FLIGHT: int(4_096, 0),
+    SHED_EVENT_LOOP_BUSY_PERCENT: int(95, 0).pipe(z.number().max(100)),
     HOLD_TTL_SECONDS: int(600, 1),
     MAX_REQUEST_SECONDS: int(3600, 1),
     USAGE_GRACE_MS: int(5_000, 0),
@@ -119,6 +121,12 @@ const schema = z
 export interface Config {
   readonly env: 'development' | 'test' | 'production';
   readonly port: number;
+  /**
+   * Connections the kernel may queue for the web before it accepts them. Node's default (511) is
+   * overrun by a client pool opening its connections while the web is busy; a connection dropped
+   * there waits out TCP's SYN retry (1 s, then 3 s) before the web even sees it, and sheds too late.
+   */
+  readonly listenBacklog: number;
   /** `REDIS_URL`, or the first cluster seed when only `REDIS_CLUSTER_NODES` is set. */
   readonly redisUrl: string;
   /**
@@ -253,6 +261,8 @@ export interface OverloadSettings {
   readonly maxEventLoopDelayMs: number;
   /** Requests of new work in progress past which more is shed. */
   readonly maxInFlight: number;
+  /** Share of the time (0–1) the event loop was busy, past which new work is shed. */
+  readonly maxEventLoopBusy: number;
 }
 
 export interface KeepAliveSettings {
@@ -315,6 +325,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   return {
     env: e.NODE_ENV,
     port: e.PORT,
+    listenBacklog: e.LISTEN_BACKLOG,
     redisUrl,
     redis: { url: redisUrl, tlsRejectUnauthorized: e.REDIS_TLS_REJECT_UNAUTHORIZED, ...(clusterNodes ? { clusterNodes } : {}) },
     redisPrefix: e.REDIS_PREFIX,
@@ -336,7 +347,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     jobTimeoutMs: e.JOB_TIMEOUT_MS,
     jobResultTtlMs: e.JOB_RESULT_TTL_MS,
     keepAlive: { earlyCommitMs: e.EARLY_COMMIT_MS, heartbeatMs: e.STREAM_HEARTBEAT_MS },
-    overload: { maxEventLoopDelayMs: e.SHED_EVENT_LOOP_DELAY_MS, maxInFlight: e.SHED_MAX_IN_FLIGHT },
+    overload: { maxEventLoopDelayMs: e.SHED_EVENT_LOOP_DELAY_MS, maxInFlight: e.SHED_MAX_IN_FLIGHT, maxEventLoopBusy: e.SHED_EVENT_LOOP_BUSY_PERCENT / 100 },
     holdTtlSeconds: e.HOLD_TTL_SECONDS,
     countTokensRpm: e.COUNT_TOKENS_RPM,
     requestTiming: {

@@ -1,7 +1,8 @@
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { OverloadSettings } from '../config/index.js';
 
 /** Why a request was shed (the `reason` label of `farebox_requests_shed_total`). */
-export type OverloadReason = 'event_loop_delay' | 'in_flight';
+export type OverloadReason = 'event_loop_delay' | 'event_loop_busy' | 'in_flight';
 
 /** How often the delay sampler expects to run, ms. */
 const SAMPLE_MS = 20;
@@ -19,15 +20,19 @@ const INCREASE = 0.02;
 
 /**
  * The process's own overload signals, as Envoy's overload manager reads them: the event loop's
- * delay and the work in progress. The delay is how late a timer due every SAMPLE_MS ran, and it
- * counts only when sustained: the least of the last SUSTAINED_SAMPLES, as CoDel reads a queue's
- * standing delay. A loop with any idle moment in that time has a sample near zero, and a single
- * stall (a collection, a large body parsed) is one late sample; only a loop saturated by more work
- * than it can do is late at every one.
+ * delay and how busy it was, and the work in progress. The delay is how late a timer due every
+ * SAMPLE_MS ran, and it counts only when sustained: the least of the last SUSTAINED_SAMPLES, as
+ * CoDel reads a queue's standing delay. A loop with any idle moment in that time has a sample
+ * near zero, and a single stall (a collection, a large body parsed) is one late sample; only a
+ * loop saturated by more work than it can do is late at every one. The busy share (event-loop
+ * utilization over the same 100 ms) catches the saturation the delay misses: work that comes in
+ * bursts (a group commit answering a batch of requests at once, upstream answers arriving
+ * together) leaves a timer an idle moment now and then, yet the loop has almost none to spare,
+ * requests wait in unread sockets and each turn grows with the work admitted.
  *
- * The delay steers a limit on the work in flight (additive increase, multiplicative decrease, as
- * TCP steers its window): while the loop is saturated the limit falls below what is in flight,
- * so new work is shed until the loop has idle moments again; then it grows back towards
+ * Either signal steers a limit on the work in flight (additive increase, multiplicative
+ * decrease, as TCP steers its window): while the loop is saturated the limit falls below what is
+ * in flight, so new work is shed until the loop has room again; then it grows back towards
  * `maxInFlight`. A web waiting on slow upstreams with an idle loop is never limited but by
  * `maxInFlight`. Cheap enough to ask on every request.
  */
@@ -37,7 +42,11 @@ export class OverloadGauge {
   private next = 0;
   private sustainedDelayMs = 0;
   private limit: number;
+  /** The signal that last found the loop saturated: what a shed below the ceiling is put down to. */
+  private narrowedBy: OverloadReason = 'event_loop_delay';
   private due = performance.now() + SAMPLE_MS;
+  /** Event-loop utilization at each of the last SUSTAINED_SAMPLES samples, oldest at `next`. */
+  private readonly busy: EventLoopUtilization[] = Array.from({ length: SUSTAINED_SAMPLES }, () => performance.eventLoopUtilization());
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly settings: OverloadSettings) {
@@ -66,7 +75,7 @@ export class OverloadGauge {
    * A place taken is given back with {@link leave}.
    */
   enter(): OverloadReason | undefined {
-    if (this.inFlight >= this.limit) return this.limit < this.ceiling ? 'event_loop_delay' : 'in_flight';
+    if (this.inFlight >= this.limit) return this.limit < this.ceiling ? this.narrowedBy : 'in_flight';
     this.inFlight++;
     return undefined;
   }
@@ -89,11 +98,23 @@ export class OverloadGauge {
   private sample(): void {
     const now = performance.now();
     this.samples[this.next] = Math.max(0, now - this.due);
+    const utilization = performance.eventLoopUtilization();
+    const busyShare = performance.eventLoopUtilization(utilization, this.busy[this.next]).utilization;
+    this.busy[this.next] = utilization;
     this.next = (this.next + 1) % SUSTAINED_SAMPLES;
     this.sustainedDelayMs = Math.min(...this.samples);
     this.due = now + SAMPLE_MS;
-    const threshold = this.settings.maxEventLoopDelayMs;
-    if (threshold > 0 && this.sustainedDelayMs >= threshold) this.limit = Math.min(this.ceiling, Math.max(MIN_LIMIT, Math.min(this.limit, this.inFlight) * DECREASE));
+    const saturated = this.saturation(busyShare);
+    if (saturated !== undefined) this.narrowedBy = saturated;
+    if (saturated !== undefined) this.limit = Math.min(this.ceiling, Math.max(MIN_LIMIT, Math.min(this.limit, this.inFlight) * DECREASE));
     else if (this.limit < this.ceiling) this.limit = Math.min(this.ceiling, this.limit + Math.max(1, this.limit * INCREASE));
+  }
+
+  /** The signal (of those on) by which the loop had no room to spare over the last samples, if any. */
+  private saturation(busyShare: number): OverloadReason | undefined {
+    const { maxEventLoopDelayMs, maxEventLoopBusy } = this.settings;
+    if (maxEventLoopDelayMs > 0 && this.sustainedDelayMs >= maxEventLoopDelayMs) return 'event_loop_delay';
+    if (maxEventLoopBusy > 0 && busyShare >= maxEventLoopBusy) return 'event_loop_busy';
+    return undefined;
   }
 }

@@ -21,7 +21,7 @@ afterEach(async () => {
 async function web(queuedMs: number): Promise<{ url: string; worked: string[]; registry: Metrics['registry'] }> {
   const metrics = new Metrics();
   metricsMade.push(metrics);
-  const gauge = new OverloadGauge({ maxEventLoopDelayMs: 0, maxInFlight: 0 });
+  const gauge = new OverloadGauge({ maxEventLoopDelayMs: 0, maxInFlight: 0, maxEventLoopBusy: 0 });
   gauges.push(gauge);
   const worked: string[] = [];
   const shedding = shedLoad(gauge, metrics, (req, res) => {
@@ -39,7 +39,7 @@ describe('shedLoad', () => {
   it('answers new work 503 overloaded from its ready answer while the web is full, and lets the rest through', async () => {
     const metrics = new Metrics();
     metricsMade.push(metrics);
-    const gauge = new OverloadGauge({ maxEventLoopDelayMs: 0, maxInFlight: 1 });
+    const gauge = new OverloadGauge({ maxEventLoopDelayMs: 0, maxInFlight: 1, maxEventLoopBusy: 0 });
     gauges.push(gauge);
     const held: Array<() => void> = [];
     const server = createServer(shedLoad(gauge, metrics, (req, res) => held.push(() => res.end(req.url))));

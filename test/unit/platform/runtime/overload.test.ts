@@ -5,8 +5,8 @@ const gauges: OverloadGauge[] = [];
 afterEach(() => {
   for (const g of gauges.splice(0)) g.stop();
 });
-const gauge = (maxEventLoopDelayMs: number, maxInFlight: number) => {
-  const g = new OverloadGauge({ maxEventLoopDelayMs, maxInFlight });
+const gauge = (maxEventLoopDelayMs: number, maxInFlight: number, maxEventLoopBusy = 0) => {
+  const g = new OverloadGauge({ maxEventLoopDelayMs, maxInFlight, maxEventLoopBusy });
   gauges.push(g);
   return g;
 };
@@ -51,7 +51,33 @@ describe('overload gauge', () => {
     expect(g.allowed).toBeGreaterThan(g.running);
   });
 
-  it('never sheds with both signals off', () => {
+  it('narrows the work in flight while the loop is busy nearly all the time, though it is never late for long', async () => {
+    /** Turns of 10 ms work with a moment between them, for `ms`: a timer is never more than a turn late. */
+    const busyTurns = async (ms: number) => {
+      const end = performance.now() + ms;
+      while (performance.now() < end) {
+        block(10);
+        await new Promise((r) => setImmediate(r));
+      }
+    };
+    const byDelay = gauge(70, 0);
+    const byBusy = gauge(70, 0, 0.9);
+    for (let i = 0; i < 100; i++) {
+      byDelay.enter();
+      byBusy.enter();
+    }
+    await busyTurns(300);
+    expect(byDelay.delayMs()).toBeLessThan(70);
+    expect(byDelay.enter()).toBeUndefined();
+    expect(byBusy.allowed).toBeLessThan(100);
+    expect(byBusy.enter()).toBe('event_loop_busy');
+    // Idle again, the work done: room grows back.
+    for (let i = 0; i < 100; i++) byBusy.leave();
+    await sleep(200);
+    expect(byBusy.enter()).toBeUndefined();
+  });
+
+  it('never sheds with every signal off', () => {
     const g = gauge(0, 0);
     block(100);
     for (let i = 0; i < 10_000; i++) expect(g.enter()).toBeUndefined();
