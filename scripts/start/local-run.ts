@@ -2,6 +2,7 @@ import type { ResolvedServices } from '../services/service-types.js';
 import type { DataLock } from './data-lock.js';
 import { launcherChain, watchLaunchers } from './launcher-watch.js';
 import { endProcesses } from './process-identity.js';
+import { killMarked } from './run-mark.js';
 import type { Supervisor } from './supervisor.js';
 import { TrackedProcesses } from './tracked-processes.js';
 
@@ -18,7 +19,8 @@ const SAME_KEYPRESS_MS = 1_000;
  * The life of one `npm start`: what it owns (the data folder lock, the stores, the release step,
  * the supervised web and worker) and how it ends. A first signal stops everything in order; a
  * second one means "now" and kills every started process by pid; any failure stops what was
- * started before exiting; and an exit by any other way still kills what was recorded.
+ * started before exiting; and an exit by any other way still kills what was recorded, and what
+ * carries this run's mark without having been recorded (see run-mark.ts).
  */
 export class LocalRun {
   /** Every started process, recorded in the lock file as it changes. */
@@ -29,7 +31,11 @@ export class LocalRun {
   private stopped: Promise<void> | undefined;
   private firstSignalAt = 0;
 
-  constructor(private readonly out: RunOutput) {}
+  /** `mark`: this run's mark, already in the environment every started process inherits (see markRun). */
+  constructor(
+    private readonly out: RunOutput,
+    private readonly mark: string,
+  ) {}
 
   /** True once stopping began: steps still to come are skipped. */
   get stopping(): boolean {
@@ -49,6 +55,9 @@ export class LocalRun {
     process.on('unhandledRejection', (err) => this.fail(`supervisor error: ${err instanceof Error ? err.message : String(err)}`));
     process.on('exit', () => {
       this.tracked.killAll();
+      // Wine's wineboot, server and services were started for mongod but are not children of
+      // ours and were never recorded: after a second Ctrl-C they would outlive us, under init.
+      killMarked(this.mark);
       this.lock?.release();
     });
   }

@@ -11,12 +11,14 @@ import { seedDemo } from './demo-seed.js';
 import { AGENT_DEFAULT_MODELS } from './agent-aliases.js';
 import { stopLeftovers } from './leftovers.js';
 import { LocalRun } from './local-run.js';
+import { markRun } from './run-mark.js';
 import { Supervisor } from './supervisor.js';
 
 const stdout = safeWriter(1);
 const stderr = safeWriter(2);
 const log = (message: string): void => stdout.write(`[farebox] ${message}\n`);
-const run = new LocalRun({ log, fail: (message) => stderr.write(`[farebox] ${message}\n`) });
+// Marked first, so every process this run starts, and every one those start, carries the mark.
+const run = new LocalRun({ log, fail: (message) => stderr.write(`[farebox] ${message}\n`) }, markRun(process.env));
 
 /** A stable operator token for this checkout: made once, kept in the git-ignored folder. */
 function adminToken(env: NodeJS.ProcessEnv): { token: string; generated: boolean } {
