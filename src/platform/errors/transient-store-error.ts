@@ -30,10 +30,13 @@ const RETRYABLE_LABELS = ['RetryableWriteError', 'TransientTransactionError', 'R
  * Redis replies and client errors of a node or cluster that is failing over, restarting or
  * unreachable: MOVED/ASK after the driver's redirections ran out, CLUSTERDOWN, TRYAGAIN (slot
  * migrating), LOADING, READONLY/MASTERDOWN (a replica promoted or a master lost), and ioredis's
- * own connection and cluster errors.
+ * own connection and cluster errors, a command left unanswered past `commandTimeout` included.
  */
 const REDIS_TRANSIENT =
-  /^(MOVED|ASK|CLUSTERDOWN|TRYAGAIN|LOADING|READONLY|MASTERDOWN)\b|enableOfflineQueue|Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Stream isn't writeable|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available|Too many Cluster redirections/i;
+  /^(MOVED|ASK|CLUSTERDOWN|TRYAGAIN|LOADING|READONLY|MASTERDOWN)\b|enableOfflineQueue|Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Stream isn't writeable|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available|Too many Cluster redirections|Command timed out/i;
+
+/** Redis's answer to EXEC when a command of the transaction was refused while it was queued. */
+const EXEC_ABORTED = /^EXECABORT\b/;
 
 function isMongoTransient(err: unknown): boolean {
   if (
@@ -50,7 +53,20 @@ function isMongoTransient(err: unknown): boolean {
 }
 
 function isRedisTransient(err: Error): boolean {
-  return ['MaxRetriesPerRequestError', 'ClusterAllFailedError'].includes(err.name) || REDIS_TRANSIENT.test(err.message);
+  return ['MaxRetriesPerRequestError', 'ClusterAllFailedError'].includes(err.name) || REDIS_TRANSIENT.test(err.message) || isAbortedByFailover(err);
+}
+
+/**
+ * A MULTI that Redis aborted because its commands met a failover. Redis refuses each queued
+ * command (CLUSTERDOWN, MOVED, READONLY) and then answers EXEC with EXECABORT; ioredis rejects
+ * with that EXECABORT, the refusals attached as `previousErrors`, also when its cluster client
+ * gave up following them. The abort is as transient as every refusal behind it: one that a
+ * retry cannot fix (a malformed command) keeps it a fault.
+ */
+function isAbortedByFailover(err: Error): boolean {
+  if (!EXEC_ABORTED.test(err.message)) return false;
+  const causes = (err as { previousErrors?: unknown }).previousErrors;
+  return Array.isArray(causes) && causes.length > 0 && causes.every((cause) => cause instanceof Error && isRedisTransient(cause));
 }
 
 /**

@@ -9,6 +9,11 @@ function serverError(code: number, codeName: string, labels: string[] = []): Mon
   return err;
 }
 
+/** The rejection of a MULTI's exec as ioredis builds it: Redis's EXECABORT, the queued commands' refusals attached. */
+function execAborted(refusals: Error[]): Error {
+  return Object.assign(new ReplyError('EXECABORT Transaction discarded because of previous errors.'), { previousErrors: refusals });
+}
+
 describe('store failover errors', () => {
   it('are 503 with Retry-After for every MongoDB primary change and shutdown', () => {
     const errors = [
@@ -46,6 +51,24 @@ describe('store failover errors', () => {
     }
     const allFailed = Object.assign(new Error('Failed to refresh slots cache.'), { name: 'ClusterAllFailedError' });
     expect(classifyError(allFailed).status).toBe(503);
+  });
+
+  it('are 503 for a command ioredis gave up waiting for (commandTimeout)', () => {
+    expect(classifyError(new Error('Command timed out')).status).toBe(503);
+  });
+
+  it('are 503 for a MULTI that Redis aborted because its commands met a failover', () => {
+    for (const refusal of ['CLUSTERDOWN The cluster is down', 'MOVED 3999 127.0.0.1:7002', "READONLY You can't write against a read only replica."]) {
+      const classified = classifyError(execAborted([new ReplyError(refusal), new ReplyError(refusal)]));
+      expect(classified.code, refusal).toBe('service_unavailable');
+      expect(classified.retryAfterSeconds, refusal).toBe(1);
+    }
+  });
+
+  it('leave a MULTI aborted by a malformed command, or by nothing known, a 500', () => {
+    expect(classifyError(execAborted([new ReplyError('CLUSTERDOWN The cluster is down'), new ReplyError("ERR wrong number of arguments for 'set' command")])).status).toBe(500);
+    expect(classifyError(execAborted([])).status).toBe(500);
+    expect(classifyError(new ReplyError('EXECABORT Transaction discarded because of previous errors.')).status).toBe(500);
   });
 
   it('leave real faults alone: a duplicate key, a bad command, a script bug stay 500', () => {
