@@ -51,7 +51,9 @@ app.use(async (ctx) => {
 
 const server = createServer(app.callback());
 server.keepAliveTimeout = 65_000;
-server.listen(port, '127.0.0.1');
+// A backlog as deep as the web's: with Node's 511, a burst of new connections from a relay
+// under load has some dropped, and each waits out a 1 s SYN retry that no relay caused.
+server.listen({ port, host: '127.0.0.1', backlog: 4_096 });
 
 const stop = (): void => {
   server.close(() => void pool.close().finally(() => process.exit(0)));

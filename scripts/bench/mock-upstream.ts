@@ -181,7 +181,9 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
 });
 server.headersTimeout = 70_000;
 server.on('connection', () => (connectionsAccepted += 1));
-server.listen(port, '127.0.0.1');
+// A backlog as deep as the web's: with Node's 511, a burst of new connections from a relay
+// under load has some dropped, and each waits out a 1 s SYN retry that no relay caused.
+server.listen({ port, host: '127.0.0.1', backlog: 4_096 });
 
 const stop = (): void => {
   for (const finish of [...held]) finish();
