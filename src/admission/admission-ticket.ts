@@ -33,7 +33,7 @@ export interface TicketSubject {
 }
 
 /** How long Redis remembers that a request's charge reached the mirrors. */
-const APPLIED_TTL_MS = 24 * 3600 * 1000;
+export const APPLIED_TTL_MS = 24 * 3600 * 1000;
 
 /** What a ticket needs from the admission that issued it. */
 export interface TicketContext {
@@ -115,10 +115,7 @@ export async function runFinish(ctx: Pick<TicketContext, 'redis' | 'keys' | 'una
   const { key, limits } = scope;
   const charged = outcome ? outcome.charged.toString() : '-1';
   const cost = outcome ? outcome.cost.toString() : '0';
-  const keyCaps = key.limits.spend_cap ?? {};
-  const caps = limits?.caps ?? [keyCaps.lifetime, keyCaps.day, keyCaps.week, keyCaps.month];
-  const spendTracked = Array.from({ length: SPEND_MIRRORS.length }, (_, i) => caps[i] !== undefined);
-  const tracked = ['1', ...spendTracked.map((t) => (t ? '1' : '0'))];
+  const { spendTracked, tracked } = trackedMirrors(scope);
   // What FINISH may leave unnamed: the token reservations when admission made none.
   const uses = limits === undefined ? undefined : { tokens: countsTokens(limits) };
   const keyScope = { accountId: key.account_id, keyId: key._id, requestId: scope.requestId, at, endUser: scope.endUserTag, spendTracked, uses };
@@ -126,6 +123,17 @@ export async function runFinish(ctx: Pick<TicketContext, 'redis' | 'keys' | 'una
     ...[scope.requestId, charged, cost, APPLIED_TTL_MS, at.getTime(), ctx.unappliedTtlMs, tokens],
     ...[...tracked, outcome?.seq ?? '', slice],
   ]);
+}
+
+/**
+ * The mirrors a charge of `scope` settles: every spend mirror a cap applies to (SPEND_MIRRORS'
+ * order), and the scripts' tracked flags (the balance, always, then those).
+ */
+export function trackedMirrors(scope: FinishScope): { spendTracked: boolean[]; tracked: string[] } {
+  const keyCaps = scope.key.limits.spend_cap ?? {};
+  const caps = scope.limits?.caps ?? [keyCaps.lifetime, keyCaps.day, keyCaps.week, keyCaps.month];
+  const spendTracked = Array.from({ length: SPEND_MIRRORS.length }, (_, i) => caps[i] !== undefined);
+  return { spendTracked, tracked: ['1', ...spendTracked.map((t) => (t ? '1' : '0'))] };
 }
 
 /** Places one more hold for a running request (`id`: the extra hold's own id), under admission's checks. */

@@ -1,6 +1,6 @@
 import type { AdmissionKeys } from './admission-keys.js';
 import type { ScriptName } from './lua-commands.js';
-import { bucketOwner, periodOf, SPEND_MIRRORS, type SpendMirror } from '../billing/index.js';
+import { bucketOwner, type CalendarWindow, periodOf, SPEND_MIRRORS, type SpendMirror } from '../billing/index.js';
 
 /** Whose admission state a script call touches. */
 export interface KeyScope {
@@ -56,6 +56,29 @@ function tokenKeys(k: AdmissionKeys, s: KeyScope): [string, string] {
   return [k.tokens(s.accountId), k.tokenInfo(s.accountId)];
 }
 
+/** The unapplied and the baked keys beside each mirror (an unused name beside an unused one). */
+function besideMirrors(k: AdmissionKeys, accountId: string, mirrors: readonly string[]): { unapplied: string[]; baked: string[] } {
+  const unused = k.unused(accountId);
+  const beside = (suffix: (m: string) => string) => mirrors.map((m) => (m === unused ? unused : suffix(m)));
+  return { unapplied: beside((m) => k.unapplied(m)), baked: beside((m) => k.baked(m)) };
+}
+
+/**
+ * What the fixed KEYS of APPLY_SLICE_CHARGES of a scope depend on, once the account's Redis
+ * generation is fixed: its account, key and end user, which spend mirrors it tracks, and the
+ * period of each tracked calendar mirror at `at`. Two scopes with the same signature name the
+ * same keys, so their charges can share one call.
+ */
+export function chargeKeysSignature(s: Pick<KeyScope, 'accountId' | 'keyId' | 'endUser' | 'at' | 'spendTracked'>): string {
+  const periods: Partial<Record<CalendarWindow, string>> = {};
+  const parts = SPEND_MIRRORS.map((m, i) => {
+    if (s.spendTracked?.[i] === false) return '';
+    if (m.window === 'lifetime') return 'life';
+    return (periods[m.window] ??= periodOf(m.window, s.at));
+  });
+  return [s.accountId, s.keyId, s.endUser ?? '', ...parts].join('\u0000');
+}
+
 /** The KEYS of a mirror's LOAD_MIRROR (and, first two of INVALIDATE_MIRROR: mirror, version). */
 export function mirrorScriptKeys(k: AdmissionKeys, mirror: string): string[] {
   return [mirror, k.unapplied(mirror), k.baked(mirror), k.mirrorVersion(mirror)];
@@ -78,10 +101,15 @@ export const SCRIPT_KEYS: Readonly<Record<ScriptName, (k: AdmissionKeys, s: KeyS
   finish: (k, s) => {
     const mirrors = mirrorsOf(k, s);
     const a = s.accountId;
-    const unused = k.unused(a);
-    const beside = (suffix: (m: string) => string) => mirrors.map((m) => (m === unused ? unused : suffix(m)));
-    const tail = [k.applied(a, s.requestId), ...beside((m) => k.unapplied(m)), ...beside((m) => k.baked(m))];
-    return [...mirrors, ...holdKeys(k, a), k.streams(a, s.keyId), ...tokenKeys(k, s), ...tail];
+    const { unapplied, baked } = besideMirrors(k, a, mirrors);
+    return [...mirrors, ...holdKeys(k, a), k.streams(a, s.keyId), ...tokenKeys(k, s), k.applied(a, s.requestId), ...unapplied, ...baked];
+  },
+  // The fixed keys only: each charge's applied marker follows (see `chargeKeysSignature`).
+  'apply-slice-charges': (k, s) => {
+    const mirrors = mirrorsOf(k, s);
+    const a = s.accountId;
+    const { unapplied, baked } = besideMirrors(k, a, mirrors);
+    return [...mirrors, ...holdKeys(k, a), k.streams(a, s.keyId), ...unapplied, ...baked];
   },
   rate: (k, s) => rateKeys(k, s),
   live: (k, s) => [...holdKeys(k, s.accountId), ...rateKeys(k, s).filter((_, i) => i !== 2), k.tokens(s.accountId), k.tokenInfo(s.accountId)],

@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import type { ChargeOutcome } from '../ledger/index.js';
 import type { AdmissionKeys } from './admission-keys.js';
-import { type FinishScope, runFinish, type TicketContext } from './admission-ticket.js';
+import type { FinishScope, TicketContext } from './admission-ticket.js';
 import type { Slice } from './slice.js';
+import { sendSliceCharges } from './slice-charges.js';
 
 /** A charge settled from a slice, on its way to the mirrors. */
 interface Applied {
@@ -19,8 +20,9 @@ const RETRY_MS = 250;
 
 /**
  * Carries what slices settle to Redis off the request's path: each charge (already durable in
- * the ledger) goes to the spend and balance mirrors while its slice shrinks by the cost, in one
- * FINISH per charge, idempotent by request id. Until then the slice's hold still covers the
+ * the ledger) goes to the spend and balance mirrors while its slice shrinks by the cost, as its
+ * own FINISH would, idempotent by request id; the charges of one scope queued together go in
+ * one script call (see sendSliceCharges). Until then the slice's hold still covers the
  * charge, so Redis never sees room that is not there. A slice handed back is released only
  * after every charge settled from it was applied. While Redis is unreachable everything waits
  * and is tried again in order. A charge settled in an older Redis generation is applied without
@@ -75,13 +77,13 @@ export class SliceFlusher {
     });
   }
 
-  /** Sends every queued charge (pipelined: none waits for another), then the releases whose charges all landed. */
+  /** Sends every queued charge (pipelined: no account waits for another), then the releases whose charges all landed. */
   private async flush(): Promise<void> {
     const applies = this.applies;
     const releases = this.releases;
     this.applies = [];
     this.releases = [];
-    const failed = (await Promise.all(applies.map((a) => this.send(a).then(() => undefined, () => a)))).filter((a) => a !== undefined);
+    const failed = await this.send(applies);
     const waiting = new Set(failed.map((a) => a.slice));
     // A release that fails only logs: the slice is no longer renewed, so it lapses within its TTL.
     await Promise.all(
@@ -103,10 +105,34 @@ export class SliceFlusher {
     this.retry.unref();
   }
 
-  private async send(a: Applied): Promise<void> {
-    const accountId = a.scope.key.account_id;
-    await this.epoch.ready(accountId);
-    const shrink = this.ctx.keys.generationOf(accountId) === a.generation ? a.slice.id : '';
-    await runFinish(this.ctx, a.scope, a.outcome, a.at, -1, shrink);
+  /** Sends the charges, account by account; answers those that did not land, in their order. */
+  private async send(applies: Applied[]): Promise<Applied[]> {
+    const byAccount = new Map<string, Applied[]>();
+    for (const a of applies) {
+      const accountId = a.scope.key.account_id;
+      const list = byAccount.get(accountId);
+      if (list === undefined) byAccount.set(accountId, [a]);
+      else list.push(a);
+    }
+    const failed = new Set<Applied>();
+    await Promise.all(
+      [...byAccount].map(async ([accountId, list]) => {
+        for (const a of await this.sendAccount(accountId, list)) failed.add(a);
+      }),
+    );
+    return applies.filter((a) => failed.has(a));
+  }
+
+  /** Sends one account's charges once its Redis generation is verified; answers those that did not land. */
+  private async sendAccount(accountId: string, applies: Applied[]): Promise<Applied[]> {
+    try {
+      await this.epoch.ready(accountId);
+    } catch {
+      return applies;
+    }
+    // Read after the check and with no wait before the keys are named: the generation they carry.
+    const generation = this.ctx.keys.generationOf(accountId);
+    const charges = applies.map((a) => ({ scope: a.scope, outcome: a.outcome, at: a.at, shrink: a.generation === generation ? a.slice.id : '', applied: a }));
+    return (await sendSliceCharges(this.ctx, charges)).map((c) => c.applied);
   }
 }

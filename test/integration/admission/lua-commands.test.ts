@@ -45,5 +45,16 @@ describe('Lua scripts registered as commands', () => {
 
   it('refuses a call with the wrong number of keys instead of shifting arguments into keys', () => {
     expect(() => runScript(redis, 'invalidate-mirror', ['only-one'], [60_000])).toThrow(/takes 2 keys/);
+    expect(() => runScript(redis, 'apply-slice-charges', ['only-one'], [60_000])).toThrow(/takes 38 or more keys/);
+  });
+
+  it('a batch script takes one key per item after its fixed ones, and refuses items without their arguments before writing', async () => {
+    const fixed = Array.from({ length: 38 }, (_, i) => `{${prefix}}:batch:${i}`);
+    const marker = `{${prefix}}:batch:applied`;
+    const head = [60_000, 60_000, ...Array<string>(11).fill('0')];
+    await expect(runScript(redis, 'apply-slice-charges', [...fixed, marker], head)).rejects.toThrow(/1 markers, 13 arguments/);
+    expect(await redis.exists(marker)).toBe(0);
+    expect(await runScript(redis, 'apply-slice-charges', [...fixed, marker], [...head, 'req_1', '5', '5', Date.now(), '', ''])).toBe(1);
+    expect(await redis.exists(marker)).toBe(1);
   });
 });

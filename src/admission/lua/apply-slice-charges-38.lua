@@ -1,0 +1,29 @@
+--- @include "includes/holds"
+--- @include "includes/charges"
+-- Carries charges settled from slices to Redis, in order, each exactly as FINISH does for a
+-- request admitted from a slice: its own hold (if any) and stream slot are dropped, what the
+-- ledger charged is applied to the tracked mirrors once per request id (includes/charges.lua),
+-- and, once applied, the slice it was admitted from shrinks by the cost. (Its token
+-- reservation is kept, as FINISH keeps it when told -1 tokens.) One call carries the charges
+-- whose FINISH would name the same keys but for their applied markers: one scope, one period.
+--
+-- KEYS: mirrors ×11 (FINISH's order), holds, holdinfo, held, kheld, streams, unapplied ×11,
+--       baked ×11 (same order as the mirrors), then each charge's applied marker
+-- ARGV: applied-marker TTL ms, unapplied TTL ms, tracked flags ×11 ('1' = mirror in use), then
+--       per charge: request id, charged (-1 = nothing charged), cost, charged at (ms), position
+--       in its account's chain ('' while only spooled), slice to shrink ('' = none: it was
+--       placed again in a newer Redis generation, which no longer counted the charge)
+local FIXED, FIXED_ARGS, EACH = 38, 13, 6
+local n = #KEYS - FIXED
+-- Checked before anything is written: a short list would shift every charge after it.
+if #ARGV ~= FIXED_ARGS + n * EACH then return redis.error_reply('APPLY_SLICE_CHARGES: ' .. n .. ' markers, ' .. #ARGV .. ' arguments') end
+for c = 1, n do
+  local a = FIXED_ARGS + (c - 1) * EACH
+  local id, cost, shrink = ARGV[a + 1], ARGV[a + 3], ARGV[a + 6]
+  drop_hold(KEYS[12], KEYS[13], KEYS[14], KEYS[15], id)
+  redis.call('ZREM', KEYS[16], id)
+  if apply_charge(0, 16, 27, 2, KEYS[FIXED + c], ARGV[1], ARGV[2], id, ARGV[a + 2], cost, ARGV[a + 4], ARGV[a + 5]) and shrink ~= '' then
+    shrink_hold(KEYS[12], KEYS[13], KEYS[14], KEYS[15], shrink, cost)
+  end
+end
+return n
