@@ -28,7 +28,7 @@ function figures(run: PacedLoadResult): Record<string, number> {
   const shed = summarize(run.refusals);
   // How late the load client itself sent: a client that cannot keep its pace adds its own delay to every latency it measures.
   const lag = summarize(run.sendLag);
-  return { sent: run.sent, answered: ok.count, p50: ok.p50, p99: ok.p99, shed: shed.count, shedP99: shed.p99, lost: run.errors, sendLagP50: lag.p50, sendLagP99: lag.p99 };
+  return { sent: run.sent, answered: ok.count, p50: ok.p50, p99: ok.p99, shed: shed.count, shedP50: shed.p50, shedP99: shed.p99, lost: run.errors, sendLagP50: lag.p50, sendLagP99: lag.p99 };
 }
 
 /** Samples the web's in-flight count and event-loop delay (max since the previous sample) every half second until stopped. */
@@ -126,7 +126,7 @@ export async function overloadScenario(ctx: ScenarioContext): Promise<ScenarioOu
       farebox: heavy.p99!,
       portkey: null,
       portkeyNote: NO_EQUIVALENT,
-      note: `target ≤ 2× the p99 at 0.8× load (${light.p99} ms → ${target} ms); at 2×: ${heavy.answered} of ${heavy.sent} answered (p50 ${heavy.p50} ms), ${heavy.shed} shed 503 overloaded (p99 ${heavy.shedP99} ms, target < 10 ms), ${heavy.lost} without an answer; the load client sent p50 ${heavy.sendLagP50} ms, p99 ${heavy.sendLagP99} ms late; ledger charges ${charged} for ${answered} answered chats`,
+      note: `target ≤ 2× the p99 at 0.8× load (${light.p99} ms → ${target} ms); at 2×: ${heavy.answered} of ${heavy.sent} answered (p50 ${heavy.p50} ms), ${heavy.shed} shed 503 overloaded (p50 ${heavy.shedP50} ms, p99 ${heavy.shedP99} ms, target < 10 ms); at 0.8×: ${light.shed} shed, ${heavy.lost} without an answer; the load client sent p50 ${heavy.sendLagP50} ms, p99 ${heavy.sendLagP99} ms late; ledger charges ${charged} for ${answered} answered chats`,
       ...(heavy.lost! > 0 ? { valid: false } : {}),
       steal: null,
     };
