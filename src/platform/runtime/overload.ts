@@ -105,9 +105,10 @@ export class OverloadGauge {
     this.sustainedDelayMs = Math.min(...this.samples);
     this.due = now + SAMPLE_MS;
     const saturated = this.saturation(busyShare);
-    if (saturated !== undefined) this.narrowedBy = saturated;
-    if (saturated !== undefined) this.limit = Math.min(this.ceiling, Math.max(MIN_LIMIT, Math.min(this.limit, this.inFlight) * DECREASE));
-    else if (this.limit < this.ceiling) this.limit = Math.min(this.ceiling, this.limit + Math.max(1, this.limit * INCREASE));
+    if (saturated !== undefined) {
+      this.narrowedBy = saturated;
+      this.limit = Math.min(this.ceiling, Math.max(MIN_LIMIT, Math.min(this.limit, this.inFlight) * DECREASE));
+    } else if (this.limit < this.ceiling) this.limit = Math.min(this.ceiling, this.limit + Math.max(1, this.limit * INCREASE));
   }
 
   /** The signal (of those on) by which the loop had no room to spare over the last samples, if any. */
