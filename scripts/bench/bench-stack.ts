@@ -142,6 +142,10 @@ export async function startStack(setup: StackSetup, log: Log): Promise<BenchStac
     WORKER_CONCURRENCY: String(options.plan.jobsConcurrency),
     JOB_TIMEOUT_MS: '30000',
     SHUTDOWN_GRACE_MS: '10000',
+    // Load shedding off: the closed loops that find a relay's capacity saturate it on purpose,
+    // and a refusal would void the row. The overload row turns it back on (shipped settings).
+    SHED_EVENT_LOOP_DELAY_MS: '0',
+    SHED_EVENT_LOOP_BUSY_PERCENT: '0',
   };
   log(`release step on database ${env.MONGODB_DB}`);
   runRelease(root, runtime, env);

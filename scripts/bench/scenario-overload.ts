@@ -99,7 +99,8 @@ async function chargesOf(mongoUri: string, db: string, accountId: string): Promi
  */
 export async function overloadScenario(ctx: ScenarioContext): Promise<ScenarioOutput> {
   const { stack } = ctx;
-  const side = await startSideWeb(ctx, 'shed', {});
+  // Shipped shedding settings: the stack's webs run with shedding off.
+  const side = await startSideWeb(ctx, 'shed', { SHED_EVENT_LOOP_DELAY_MS: undefined, SHED_EVENT_LOOP_BUSY_PERCENT: undefined });
   try {
     await waitHttpReady(`${side.url}/readyz`, side.proc, 90_000);
     const account = await seedBench(side.url, stack.adminToken, `${stack.runId}-shed`);

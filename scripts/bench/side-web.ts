@@ -12,9 +12,9 @@ export interface SideWeb {
 }
 
 /**
- * Starts a `web` with the stack's settings plus `extra`, on a database and Redis prefix of its
- * own (`<stack's>_<suffix>`, released first), so what it does cannot move the stack's rows.
- * The caller waits for it to be ready and stops it.
+ * Starts a `web` with the stack's settings plus `extra` (a setting undefined there: the web's
+ * default), on a database and Redis prefix of its own (`<stack's>_<suffix>`, released first),
+ * so what it does cannot move the stack's rows. The caller waits for it to be ready and stops it.
  */
 export async function startSideWeb(ctx: ScenarioContext, suffix: string, extra: NodeJS.ProcessEnv): Promise<SideWeb> {
   const { stack } = ctx;
@@ -26,6 +26,8 @@ export async function startSideWeb(ctx: ScenarioContext, suffix: string, extra: 
     REDIS_PREFIX: `${stack.redisPrefix}_${suffix}`,
     ...extra,
   };
+  // A setting `extra` names as undefined is left to the web's default.
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
   runRelease(repoRoot(), stack.runtime, env);
   const proc = stack.group.spawn({ name: `web-${suffix}`, core: GATEWAY_CORE, args: stack.relays.web.args, env, cwd: repoRoot() });
   return { url: `http://127.0.0.1:${port}`, proc, env };
