@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { KeyDoc } from '../../../src/accounts/keys/key-types.js';
 import { SPEND_MIRRORS } from '../../../src/billing/index.js';
 import { AdmissionKeys } from '../../../src/admission/admission-keys.js';
@@ -324,5 +324,26 @@ describe('charges settled from slices, carried to Redis', () => {
     } finally {
       target.fareboxApplySliceCharges = original!;
     }
+  });
+  it('charges settled over several turns of the loop share one script call; a release goes without waiting', async () => {
+    const accountId = newId('acct');
+    await seedPlain(accountId);
+    const f = flusher();
+    const slice = sliceOf(accountId);
+    sent = [];
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    for (const [i, cost] of [100n, 50n, 25n].entries()) {
+      f.apply(scopeOf(accountId, `t${i}`), outcome(cost, cost, 6 + i), AT, slice);
+      await turn();
+      await turn();
+    }
+    await vi.waitFor(() => expect(f.pending).toBe(0), { timeout: 5_000, interval: 2 });
+    expect(scriptCalls()).toBe(1);
+    expect(await bigint(mirrorNames(accountId).bal)).toBe(1000n - 175n);
+    // A release does not wait out the gathering: it is sent within a few turns, not 20 ms.
+    let released = false;
+    void f.release(slice).then(() => (released = true));
+    for (let i = 0; i < 20 && !released; i++) await turn();
+    expect(released).toBe(true);
   });
 });
