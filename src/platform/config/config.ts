@@ -55,7 +55,9 @@ const schema = z
     EARLY_COMMIT_MS: int(20_000, 0),
     STREAM_HEARTBEAT_MS: int(15_000, 10),
     SHED_EVENT_LOOP_DELAY_MS: int(25, 0),
-    SHED_MAX_IN_FLIGHT: int(4_096, 0),
+    // Above the 5,000 open streams a web is built to hold: an idle loop waiting on slow upstreams
+    // is bounded by this alone, and every open stream counts.
+    SHED_MAX_IN_FLIGHT: int(8_192, 0),
     SHED_EVENT_LOOP_BUSY_PERCENT: int(95, 0).pipe(z.number().max(100)),
     HOLD_TTL_SECONDS: int(600, 1),
     MAX_REQUEST_SECONDS: int(3600, 1),
