@@ -325,6 +325,7 @@ describe('charges settled from slices, carried to Redis', () => {
       target.fareboxApplySliceCharges = original!;
     }
   });
+
   it('charges settled over several turns of the loop share one script call; a release goes without waiting', async () => {
     const accountId = newId('acct');
     await seedPlain(accountId);
