@@ -5,6 +5,7 @@ import { startWorkers } from './start-workers.js';
 import { openMongo } from '../src/platform/db/index.js';
 import { startWebhookWorker } from './start-webhook-worker.js';
 import { JudoscaleReporter } from '../src/queue/index.js';
+import { loadCanvas, loadSharp } from '../src/platform/util/index.js';
 
 // Image and OCR jobs need only the configuration, the provider adapters and Redis: jobs carry
 // the catalog entry they were admitted with, and the web charges. No ledger or admission.
@@ -14,6 +15,9 @@ const { config, log } = boot('worker');
 await startTracing(config.tracing, 'worker');
 // Only the image and OCR adapters are loaded: a worker runs no chat.
 const providers = await buildProviderRegistry(config, ['jobs']);
+// A web loads the native image libraries on first use; a worker draws and reads, so it loads
+// them now rather than in its first job.
+await Promise.all([loadSharp(), loadCanvas()]);
 const workers = await startWorkers({ config, log, providers });
 const mongo = openMongo(config.mongoUri, config.mongoDb);
 const webhooks = await startWebhookWorker(config, mongo, log);

@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { loadSharp } from '../platform/util/index.js';
 import { GatewayError } from '../platform/errors/index.js';
 import type { UploadedFile } from './image-form.js';
 import type { BlobRef, PayloadInput } from '../queue/index.js';
@@ -20,6 +20,7 @@ export interface EditUploads {
 
 /** Reads the image header: a PNG, JPEG or WebP with sane dimensions, else 400 on the field. */
 async function checkImage(file: UploadedFile): Promise<string> {
+  const sharp = await loadSharp();
   const invalid = new GatewayError('invalid_request', `File in field '${file.field}' is not a valid PNG, JPEG or WebP image.`, {
     param: file.field,
   });

@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { loadSharp } from '../platform/util/index.js';
 import { fetchDocument, type FetchDocumentOptions, parseDataUrl } from '../platform/documents/index.js';
 import { GatewayError } from '../platform/errors/index.js';
 import { parseGuardedUrl } from '../platform/security/index.js';
@@ -23,6 +23,7 @@ function wrongType(request: OcrRequest): GatewayError {
 
 /** Checks the bytes are what the field promises: a PDF by its header, an image by decoding its header. */
 async function checkBytes(request: OcrRequest, data: Buffer): Promise<OcrInput> {
+  const sharp = await loadSharp();
   if (request.expect === 'pdf') {
     if (!data.subarray(0, 1024).includes(PDF_MAGIC)) throw wrongType(request);
     return { kind: 'pdf', data, contentType: 'application/pdf' };

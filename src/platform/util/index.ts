@@ -5,5 +5,6 @@
 export { BoundedMemo } from './bounded-memo.js';
 export { canonicalJson } from './canonical-json.js';
 export { newId } from './ids.js';
+export { loadCanvas, loadSharp, loadTesseract } from './load-native.js';
 export { loadPdfjs } from './load-pdfjs.js';
 export { ReadThroughCache } from './read-through-cache.js';

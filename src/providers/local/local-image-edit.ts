@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { loadSharp } from '../../platform/util/index.js';
 import { GatewayError } from '../../platform/errors/index.js';
 import type { ImageFile } from '../images/image-types.js';
 import type { ImageSize } from './local-image-size.js';
@@ -36,6 +36,7 @@ function invalidImage(param: string, cause: unknown): GatewayError {
  * to cover it, so every reference visibly contributes.
  */
 async function tileReferences(references: ImageFile[], size: ImageSize): Promise<Buffer> {
+  const sharp = await loadSharp();
   const columns = references.length;
   const tiles = await Promise.all(
     references.map(async (file, index) => {
@@ -62,6 +63,7 @@ async function tileReferences(references: ImageFile[], size: ImageSize): Promise
 
 /** The mask's alpha channel at the output size (opaque where the mask has no alpha). */
 async function maskAlpha(mask: ImageFile, size: ImageSize): Promise<RawImage> {
+  const sharp = await loadSharp();
   try {
     const { data, info } = await sharp(mask.data, { limitInputPixels: MAX_INPUT_PIXELS })
       .resize(size.width, size.height, { fit: 'fill' })
@@ -80,6 +82,7 @@ async function maskAlpha(mask: ImageFile, size: ImageSize): Promise<RawImage> {
  * transparent, the prompt-rendered picture shows through; the prompt is drawn as a caption.
  */
 export async function composeEdit(input: EditComposeInput): Promise<Buffer> {
+  const sharp = await loadSharp();
   const { size, prompt, variant } = input;
   const tiled = await tileReferences(input.references, size);
   let picture = tiled;

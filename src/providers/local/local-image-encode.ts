@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { loadSharp } from '../../platform/util/index.js';
 
 /** Output encodings the image endpoints accept. */
 export type LocalImageFormat = 'png' | 'jpeg' | 'webp';
@@ -9,6 +9,7 @@ export type LocalImageFormat = 'png' | 'jpeg' | 'webp';
  */
 export async function encodeImage(png: Buffer, format: LocalImageFormat | undefined): Promise<Buffer> {
   if (format === undefined || format === 'png') return png;
+  const sharp = await loadSharp();
   if (format === 'jpeg') return sharp(png).flatten({ background: '#ffffff' }).jpeg({ quality: 85 }).toBuffer();
   return sharp(png).webp({ quality: 85 }).toBuffer();
 }

@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { loadSharp } from '../../platform/util/index.js';
 import type { ImageSize } from './local-image-size.js';
 import { encodeImage, type LocalImageFormat } from './local-image-encode.js';
 
@@ -27,6 +27,7 @@ function noise(length: number): Buffer {
 }
 
 async function render(size: ImageSize, format: LocalImageFormat | undefined): Promise<string> {
+  const sharp = await loadSharp();
   const { width, height } = size;
   const png =
     width * height <= INSTANT_FLAT_MAX_PIXELS

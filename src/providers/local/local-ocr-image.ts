@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { loadSharp } from '../../platform/util/index.js';
 import { GatewayError } from '../../platform/errors/index.js';
 
 /** An image ready for OCR, with the geometry reported back to clients. */
@@ -29,6 +29,7 @@ function badImage(cause?: unknown): GatewayError {
  * flattens transparency onto white and re-encodes as grayscale PNG for the OCR engine.
  */
 export async function normaliseOcrImage(data: Buffer): Promise<NormalisedImage> {
+  const sharp = await loadSharp();
   let format: string | undefined;
   let density: number | undefined;
   try {

@@ -1,5 +1,5 @@
+import { loadSharp } from '../../platform/util/index.js';
 import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import sharp from 'sharp';
 import { GatewayError } from '../../platform/errors/index.js';
 
 /** Resolution pages are rasterized at for OCR, unless that would exceed the side bound. */
@@ -52,6 +52,7 @@ function isCanvasFactory(value: unknown): value is CanvasFactoryLike {
  * two versions is not safe.
  */
 export async function rasterizePage(page: PDFPageProxy, factory: unknown, geometry: PageGeometry): Promise<Buffer> {
+  const sharp = await loadSharp();
   if (!isCanvasFactory(factory)) {
     throw new GatewayError('internal_error', 'pdfjs did not provide a canvas factory');
   }

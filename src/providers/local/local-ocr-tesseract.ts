@@ -2,8 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createWorker, OEM, type Worker } from 'tesseract.js';
+import type { Worker } from 'tesseract.js';
 import { GatewayError } from '../../platform/errors/index.js';
+import { loadTesseract } from '../../platform/util/index.js';
 
 /** Where the English language data lives; defaults to the @tesseract.js-data/eng package. */
 export interface TesseractOptions {
@@ -42,6 +43,7 @@ let workerPromise: Promise<Worker> | null = null;
  */
 async function startWorker(options: TesseractOptions): Promise<Worker> {
   const bundled = bundledLanguage();
+  const { createWorker, OEM } = await loadTesseract();
   return createWorker('eng', OEM.LSTM_ONLY, {
     langPath: options.langPath ?? bundled.langPath,
     gzip: bundled.gzip,

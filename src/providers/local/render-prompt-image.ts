@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas';
+import type { SKRSContext2D } from '@napi-rs/canvas';
+import { loadCanvas } from '../../platform/util/index.js';
 import { ensureLocalImageFont } from './local-image-font.js';
 import { wrapText } from './render-text-wrap.js';
 
@@ -50,8 +51,7 @@ function drawShapes(ctx: SKRSContext2D, seed: Buffer, width: number, height: num
   ctx.globalAlpha = 1;
 }
 
-function drawPromptText(ctx: SKRSContext2D, prompt: string, width: number, height: number): void {
-  const family = ensureLocalImageFont();
+function drawPromptText(ctx: SKRSContext2D, family: string, prompt: string, width: number, height: number): void {
   const fontSize = Math.max(10, Math.round(Math.min(width, height) / 14));
   const lineHeight = Math.round(fontSize * 1.25);
   const margin = Math.round(Math.min(width, height) / 12);
@@ -75,12 +75,14 @@ function drawPromptText(ctx: SKRSContext2D, prompt: string, width: number, heigh
  */
 export async function renderPromptImage(input: PromptRenderInput): Promise<Buffer> {
   const { prompt, width, height, variant } = input;
+  const { createCanvas, GlobalFonts } = await loadCanvas();
+  const family = ensureLocalImageFont(GlobalFonts);
   const canvas = createCanvas(width, height);
   const ctx = canvas.getContext('2d');
   const seed = seedBytes(prompt, variant);
   drawBackground(ctx, seed, width, height);
   drawShapes(ctx, seed, width, height);
-  drawPromptText(ctx, prompt, width, height);
+  drawPromptText(ctx, family, prompt, width, height);
   return canvas.encode('png');
 }
 
@@ -89,7 +91,8 @@ export async function renderPromptImage(input: PromptRenderInput): Promise<Buffe
  * laid over edited images.
  */
 export async function renderCaptionOverlay(prompt: string, width: number, height: number): Promise<Buffer> {
-  const family = ensureLocalImageFont();
+  const { createCanvas, GlobalFonts } = await loadCanvas();
+  const family = ensureLocalImageFont(GlobalFonts);
   const canvas = createCanvas(width, height);
   const ctx = canvas.getContext('2d');
   const fontSize = Math.max(10, Math.round(Math.min(width, height) / 24));

@@ -1,6 +1,3 @@
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { KoaAdapter } from '@bull-board/koa';
 import { Router } from '@koa/router';
 import type { Middleware } from 'koa';
 import { adminAuth } from '../../middleware/admin-auth.js';
@@ -10,13 +7,13 @@ import { type JobQueue, QUEUE_NAMES } from '../../../queue/index.js';
 /** Where the queue dashboard is mounted. */
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 
-/**
- * bull-board over the web's BullMQ queues at `/admin/queues`, behind the operator token
- * (bearer header) or an operator console session. Its pages and its JSON API (`…/api/queues`)
- * share the guard; actions (retry, clean, pause) are unsafe methods, so a cookie-authenticated
- * one must also be same-origin.
- */
-export function queueDashboardRoutes(jobs: JobQueue, adminToken: string | undefined): Router<GatewayState> {
+/** bull-board over the queues, built with its libraries loaded then. */
+async function buildBoard(jobs: JobQueue): Promise<Middleware<GatewayState>> {
+  const [{ createBullBoard }, { BullMQAdapter }, { KoaAdapter }] = await Promise.all([
+    import('@bull-board/api'),
+    import('@bull-board/api/bullMQAdapter'),
+    import('@bull-board/koa'),
+  ]);
   const serverAdapter = new KoaAdapter();
   serverAdapter.setBasePath(QUEUE_DASHBOARD_PATH);
   createBullBoard({
@@ -24,8 +21,26 @@ export function queueDashboardRoutes(jobs: JobQueue, adminToken: string | undefi
     serverAdapter,
     options: { uiConfig: { boardTitle: 'Farebox queues' } },
   });
-  const board = serverAdapter.registerPlugin() as unknown as Middleware<GatewayState>;
+  return serverAdapter.registerPlugin() as unknown as Middleware<GatewayState>;
+}
+
+/**
+ * bull-board over the web's BullMQ queues at `/admin/queues`, behind the operator token
+ * (bearer header) or an operator console session. Its pages and its JSON API (`…/api/queues`)
+ * share the guard; actions (retry, clean, pause) are unsafe methods, so a cookie-authenticated
+ * one must also be same-origin. The board and its libraries (about 28 MB resident) are loaded
+ * at the first request past the guard: most webs never serve one.
+ */
+export function queueDashboardRoutes(jobs: JobQueue, adminToken: string | undefined): Router<GatewayState> {
+  let board: Promise<Middleware<GatewayState>> | undefined;
+  const lazyBoard: Middleware<GatewayState> = async (ctx, next) => {
+    board ??= buildBoard(jobs).catch((err: unknown) => {
+      board = undefined;
+      throw err;
+    });
+    return (await board)(ctx, next);
+  };
   const router = new Router<GatewayState>();
-  router.all([QUEUE_DASHBOARD_PATH, `${QUEUE_DASHBOARD_PATH}/*rest`], adminAuth(adminToken), board);
+  router.all([QUEUE_DASHBOARD_PATH, `${QUEUE_DASHBOARD_PATH}/*rest`], adminAuth(adminToken), lazyBoard);
   return router;
 }
