@@ -1,22 +1,39 @@
 import { inSpan } from '../platform/tracing/index.js';
 import type { Admission, AdmissionTicket } from './admission-types.js';
-import type { DraftLookup, RecordDraft } from '../ledger/index.js';
+import type { ChargeOutcome, DraftLookup, RecordDraft } from '../ledger/index.js';
 
-function recordingTicket(ticket: AdmissionTicket, draft: RecordDraft): AdmissionTicket {
-  return {
-    requestId: ticket.requestId,
-    get held() {
-      return ticket.held;
-    },
-    async settle(cost, units, priced, detail) {
-      const outcome = await inSpan('ledger.commit', { 'farebox.request_id': ticket.requestId }, () => ticket.settle(cost, units, priced, detail));
-      draft.settled(outcome, units, detail?.tokenSource);
-      return outcome;
-    },
-    release: (charged) => ticket.release(charged),
-    ...(ticket.grow === undefined ? {} : { grow: (extra: bigint) => ticket.grow?.(extra) ?? Promise.resolve(false) }),
-    ...(ticket.freeStreamSlot === undefined ? {} : { freeStreamSlot: () => ticket.freeStreamSlot?.() ?? Promise.resolve() }),
-  };
+/**
+ * A ticket whose durable charge also lands in the request's record draft. A class, not an
+ * object literal with a getter and spread members: such a literal is built on V8's slow path
+ * into a dictionary-mode object, on every request.
+ */
+class RecordingTicket implements AdmissionTicket {
+  readonly requestId: string;
+  readonly grow: ((extra: bigint) => Promise<boolean>) | undefined;
+  readonly freeStreamSlot: (() => Promise<void>) | undefined;
+
+  constructor(
+    private readonly inner: AdmissionTicket,
+    private readonly draft: RecordDraft,
+  ) {
+    this.requestId = inner.requestId;
+    this.grow = inner.grow === undefined ? undefined : (extra) => inner.grow?.(extra) ?? Promise.resolve(false);
+    this.freeStreamSlot = inner.freeStreamSlot === undefined ? undefined : () => inner.freeStreamSlot?.() ?? Promise.resolve();
+  }
+
+  get held(): bigint {
+    return this.inner.held;
+  }
+
+  async settle(...[cost, units, priced, detail]: Parameters<AdmissionTicket['settle']>): Promise<ChargeOutcome> {
+    const outcome = await inSpan('ledger.commit', { 'farebox.request_id': this.requestId }, () => this.inner.settle(cost, units, priced, detail));
+    this.draft.settled(outcome, units, detail?.tokenSource);
+    return outcome;
+  }
+
+  release(charged?: ChargeOutcome): Promise<void> {
+    return this.inner.release(charged);
+  }
 }
 
 /**
@@ -35,7 +52,7 @@ export function recordingAdmission<A extends Admission>(inner: A, drafts: DraftL
     if (draft && named?.id !== undefined) draft.endUser = named.id;
     const admitted = named === undefined ? request : { ...request, endUser: named.id, endUserParam: named.param };
     const ticket = await inSpan('admission', { 'farebox.request_id': request.requestId, 'gen_ai.request.model': request.model.id }, () => inner.admit(admitted));
-    return draft === undefined ? ticket : recordingTicket(ticket, draft);
+    return draft === undefined ? ticket : new RecordingTicket(ticket, draft);
   };
   const bound = new Map<PropertyKey, unknown>();
   return new Proxy(inner, {

@@ -1,27 +1,44 @@
 import type { AdmissionTicket } from '../../admission/index.js';
+import type { ChargeOutcome } from '../../ledger/index.js';
 import type { AttemptSink } from '../../routing/index.js';
 import type { AdmittedChat, AdmittedRequest, AdmittedRoute } from '../admit/chat-admit.js';
 import type { ChatServiceDeps } from '../chat-service-deps.js';
 
-/** The ticket a route sees: charges at the route's prices; releasing is left to the runner's caller. */
-function attemptTicket(ticket: AdmissionTicket, route: AdmittedRoute): AdmissionTicket {
-  return {
-    requestId: ticket.requestId,
-    get held() {
-      return ticket.held;
-    },
-    ...(ticket.grow === undefined ? {} : { grow: (extra: bigint) => ticket.grow?.(extra) ?? Promise.resolve(false) }),
-    settle: (cost, units, _priced, detail) => ticket.settle(cost, units, route.model, detail),
-    // The request's hold must outlive a failed route, since the next one may answer; the
-    // front runner releases it when the request ends (a no-op once settled).
-    release: async () => undefined,
-  };
+/**
+ * The ticket a route sees: charges at the route's prices; releasing is left to the runner's
+ * caller. A class for the reason given at the recording ticket: one shape, built on the fast path.
+ */
+class AttemptTicket implements AdmissionTicket {
+  readonly requestId: string;
+  readonly grow: ((extra: bigint) => Promise<boolean>) | undefined;
+
+  constructor(
+    private readonly inner: AdmissionTicket,
+    private readonly route: AdmittedRoute,
+  ) {
+    this.requestId = inner.requestId;
+    this.grow = inner.grow === undefined ? undefined : (extra) => inner.grow?.(extra) ?? Promise.resolve(false);
+  }
+
+  get held(): bigint {
+    return this.inner.held;
+  }
+
+  settle(...[cost, units, , detail]: Parameters<AdmissionTicket['settle']>): Promise<ChargeOutcome> {
+    return this.inner.settle(cost, units, this.route.model, detail);
+  }
+
+  /**
+   * The request's hold must outlive a failed route, since the next one may answer; the front
+   * runner releases it when the request ends (a no-op once settled).
+   */
+  async release(): Promise<void> {}
 }
 
 /** The admitted request on one route: the route, with the request's id, meta and a ticket at the route's prices. */
 export function attemptOn(request: AdmittedRequest, route: AdmittedRoute, firstByte: () => void): AdmittedChat {
   const meta = { ...request.meta, model: route.entryId, provider: route.providerId };
-  return { ...route, requestId: request.requestId, meta, ticket: attemptTicket(request.ticket, route), firstByte };
+  return { ...route, requestId: request.requestId, meta, ticket: new AttemptTicket(request.ticket, route), firstByte };
 }
 
 /** The request's record draft as an attempt sink (looked up per line, as the draft may come late). */
