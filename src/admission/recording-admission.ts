@@ -17,8 +17,8 @@ class RecordingTicket implements AdmissionTicket {
     private readonly draft: RecordDraft,
   ) {
     this.requestId = inner.requestId;
-    this.grow = inner.grow === undefined ? undefined : (extra) => inner.grow?.(extra) ?? Promise.resolve(false);
-    this.freeStreamSlot = inner.freeStreamSlot === undefined ? undefined : () => inner.freeStreamSlot?.() ?? Promise.resolve();
+    this.grow = inner.grow?.bind(inner);
+    this.freeStreamSlot = inner.freeStreamSlot?.bind(inner);
   }
 
   get held(): bigint {

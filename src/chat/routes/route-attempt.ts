@@ -17,7 +17,7 @@ class AttemptTicket implements AdmissionTicket {
     private readonly route: AdmittedRoute,
   ) {
     this.requestId = inner.requestId;
-    this.grow = inner.grow === undefined ? undefined : (extra) => inner.grow?.(extra) ?? Promise.resolve(false);
+    this.grow = inner.grow?.bind(inner);
   }
 
   get held(): bigint {

@@ -7,8 +7,9 @@ export const LOCAL_IMAGE_FONT_FAMILY = 'FareboxDejaVuSans';
 let registered = false;
 
 /**
- * Registers DejaVu Sans from the `dejavu-fonts-ttf` package with the canvas's fonts, once per process. The font ships
- * in node_modules, so rendering never depends on whatever fonts the host happens to have.
+ * Registers DejaVu Sans from the `dejavu-fonts-ttf` package with the canvas's fonts, once per
+ * process. The font ships in node_modules, so rendering never depends on whatever fonts the host
+ * happens to have.
  */
 export function ensureLocalImageFont(fonts: typeof GlobalFonts): string {
   if (!registered) {
