@@ -93,9 +93,28 @@ export function attoUsd(atto: Atto): string {
   return text;
 }
 
-/** Exact decimal text of a nano-USD amount, without trailing zeros (`0.000123`). */
+const SAFE_NANO = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * Exact decimal text of a nano-USD amount, without trailing zeros (`0.000123`). Every answer
+ * shows one, so amounts under nine million USD (all of them, in practice) are written with
+ * float-free Number arithmetic: integer `%` and the division of an exact multiple are exact
+ * below 2^53, and cost a fraction of BigInt division and a regular expression.
+ */
 export function formatUsd(nano: Nano): string {
-  return decimalOf(nano, NANO_PER_USD, NANO_DIGITS);
+  if (nano > SAFE_NANO || nano < -SAFE_NANO) return decimalOf(nano, NANO_PER_USD, NANO_DIGITS);
+  const n = Number(nano);
+  const abs = n < 0 ? -n : n;
+  let fraction = abs % 1e9;
+  const whole = (abs - fraction) / 1e9;
+  const sign = n < 0 ? '-' : '';
+  if (fraction === 0) return `${sign}${whole}`;
+  let digits = NANO_DIGITS;
+  while (fraction % 10 === 0) {
+    fraction /= 10;
+    digits--;
+  }
+  return `${sign}${whole}.${String(fraction).padStart(digits, '0')}`;
 }
 
 /**

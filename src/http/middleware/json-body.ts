@@ -3,6 +3,7 @@ import coBody from 'co-body';
 import type { Middleware } from 'koa';
 import { malformedBody } from '../../platform/errors/index.js';
 import type { GatewayState } from '../state.js';
+import { bodyIs } from './body-type.js';
 import { BODY_METHODS } from './require-content-type.js';
 import { checkJsonDepth, checkJsonLimits, DEFAULT_JSON_LIMITS, type JsonLimits } from './json-limits.js';
 
@@ -36,7 +37,7 @@ export interface JsonBodyOptions {
 export function jsonBody(options: JsonBodyOptions): Middleware<GatewayState> {
   const limits = options.limits ?? DEFAULT_JSON_LIMITS;
   return async function jsonBodyMiddleware(ctx, next) {
-    if (BODY_METHODS.has(ctx.method) && ctx.is('json')) {
+    if (BODY_METHODS.has(ctx.method) && bodyIs(ctx, 'json')) {
       const text = await coBody.text(ctx, { limit: options.limitBytes, encoding: 'utf8' });
       checkJsonDepth(text, limits.maxDepth);
       const body = parseBody(text);

@@ -22,10 +22,18 @@ export const DEFAULT_JSON_LIMITS: JsonLimits = {
   maxStringChars: 16 * 1024 * 1024,
 };
 
+/** A value still to check, and where it sits: its path is built only when it is refused. */
 interface Frame {
   value: unknown;
   depth: number;
-  path: readonly (string | number)[];
+  parent: Frame | undefined;
+  key: string | number;
+}
+
+function pathOf(frame: Frame): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let at: Frame | undefined = frame; at?.parent !== undefined; at = at.parent) path.push(at.key);
+  return path.reverse();
 }
 
 function invalid(message: string, path: readonly (string | number)[]): GatewayError {
@@ -33,26 +41,26 @@ function invalid(message: string, path: readonly (string | number)[]): GatewayEr
   return new GatewayError('invalid_request', param ? `${param}: ${message}` : message, { param: param || null });
 }
 
-function checkString(value: string, path: readonly (string | number)[], limits: JsonLimits): void {
-  if (value.length > limits.maxStringChars) throw invalid(`string longer than ${limits.maxStringChars} characters`, path);
+function checkString(value: string, frame: Frame, limits: JsonLimits): void {
+  if (value.length > limits.maxStringChars) throw invalid(`string longer than ${limits.maxStringChars} characters`, pathOf(frame));
 }
 
 /** Pushes the children of one container, checking its size. */
 function expand(frame: Frame, stack: Frame[], limits: JsonLimits): void {
-  const { value, depth, path } = frame;
-  if (typeof value === 'string') return checkString(value, path, limits);
+  const { value, depth } = frame;
+  if (typeof value === 'string') return checkString(value, frame, limits);
   if (typeof value !== 'object' || value === null) return;
   if (depth > limits.maxDepth) throw invalid(`JSON nested deeper than ${limits.maxDepth} levels`, []);
   if (Array.isArray(value)) {
-    if (value.length > limits.maxArrayItems) throw invalid(`array longer than ${limits.maxArrayItems} items`, path);
-    value.forEach((item, i) => stack.push({ value: item, depth: depth + 1, path: [...path, i] }));
+    if (value.length > limits.maxArrayItems) throw invalid(`array longer than ${limits.maxArrayItems} items`, pathOf(frame));
+    value.forEach((item, i) => stack.push({ value: item, depth: depth + 1, parent: frame, key: i }));
     return;
   }
   const keys = Object.keys(value);
-  if (keys.length > limits.maxObjectKeys) throw invalid(`object with more than ${limits.maxObjectKeys} keys`, path);
+  if (keys.length > limits.maxObjectKeys) throw invalid(`object with more than ${limits.maxObjectKeys} keys`, pathOf(frame));
   for (const key of keys) {
-    checkString(key, path, limits);
-    stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, path: [...path, key] });
+    checkString(key, frame, limits);
+    stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, parent: frame, key });
   }
 }
 
@@ -62,7 +70,7 @@ function expand(frame: Frame, stack: Frame[], limits: JsonLimits): void {
  * Throws 400 `invalid_request` naming the offending path.
  */
 export function checkJsonLimits(value: unknown, limits: JsonLimits = DEFAULT_JSON_LIMITS): void {
-  const stack: Frame[] = [{ value, depth: 1, path: [] }];
+  const stack: Frame[] = [{ value, depth: 1, parent: undefined, key: '' }];
   for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) expand(frame, stack, limits);
 }
 

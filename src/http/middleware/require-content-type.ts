@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { GatewayError } from '../../platform/errors/index.js';
 import type { GatewayState } from '../state.js';
+import { bodyIs } from './body-type.js';
 
 /** Which body each path takes: multipart for the listed paths, JSON everywhere else. */
 export interface ContentTypeRules {
@@ -23,10 +24,10 @@ function hasBody(ctx: { get(name: string): string }): boolean {
 export function requireContentType(rules: ContentTypeRules): Middleware<GatewayState> {
   return async function requireContentTypeMiddleware(ctx, next) {
     if (rules.multipartPaths.has(ctx.path) && ctx.method === 'POST') {
-      if (!ctx.is('multipart/form-data')) {
+      if (!bodyIs(ctx, 'multipart/form-data')) {
         throw new GatewayError('invalid_request', 'Expected a multipart/form-data body.');
       }
-    } else if (BODY_METHODS.has(ctx.method) && hasBody(ctx) && !ctx.is('json')) {
+    } else if (BODY_METHODS.has(ctx.method) && hasBody(ctx) && !bodyIs(ctx, 'json')) {
       throw new GatewayError('invalid_request', 'Expected Content-Type: application/json.');
     }
     // Returned, not awaited: nothing follows, and a waiting frame would live as long as the response (a stream's too).

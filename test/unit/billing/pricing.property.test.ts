@@ -32,14 +32,24 @@ describe('USD text is exact', () => {
     }), { numRuns: 500 });
   });
 
-  it('a nano-USD amount, negative or not, reads back as the same number of nano-USD', () => {
-    fc.assert(fc.property(fc.bigInt({ min: -(10n ** 15n), max: 10n ** 15n }), (nano) => {
+  it('a nano-USD amount is written digit for digit, whatever its whole dollars and nano-dollars', () => {
+    const fraction = fc.oneof(fc.constantFrom(0n, 1n, 10n, 100_000_000n, 999_999_999n, 999_999_990n), fc.bigInt({ min: 0n, max: 999_999_999n }));
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 9_007_199n }), fraction, fc.boolean(), (whole, nanos, negative) => {
+      const nano = (negative ? -1n : 1n) * (whole * 10n ** 9n + nanos);
+      const digits = nanos.toString().padStart(9, '0').replace(/0+$/, '');
+      const expected = `${negative && nano !== 0n ? '-' : ''}${whole}${digits ? `.${digits}` : ''}`;
+      expect(formatUsd(nano)).toBe(expected);
+    }), { numRuns: 2_000 });
+  });
+
+  it('a nano-USD amount, negative or not, reads back as the same number of nano-USD, on either side of 2^53', () => {
+    fc.assert(fc.property(fc.oneof(fc.bigInt({ min: -(10n ** 15n), max: 10n ** 15n }), fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }), fc.bigInt({ min: 2n ** 53n - 10n ** 10n, max: 2n ** 53n + 10n ** 10n }).map((n) => (n % 2n === 0n ? n : -n))), (nano) => {
       const text = formatUsd(nano);
       expect(text).not.toMatch(/\.$|\.\d*0$/);
       const [whole = '', fraction = ''] = text.replace('-', '').split('.');
       const back = BigInt(whole) * 10n ** 9n + BigInt(fraction.padEnd(9, '0'));
       expect(text.startsWith('-') ? -back : back).toBe(nano);
-    }), { numRuns: 500 });
+    }), { numRuns: 2_000 });
   });
 });
 
