@@ -11,7 +11,7 @@ const remembered = new Map<string, boolean>();
  * Whether a request carries a body by type-is's rule (which `ctx.is` applies): a
  * Transfer-Encoding, or a Content-Length that reads as a number.
  */
-export function carriesBody(headers: Context['req']['headers']): boolean {
+function carriesBody(headers: Context['req']['headers']): boolean {
   return headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(headers['content-length']));
 }
 
