@@ -43,4 +43,4 @@ EXPOSE 8080
 # Node itself probes /healthz, so the image needs no curl or wget.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "--invocation-count-for-turbofan=500", "dist/src/http/server.js"]
+CMD ["node", "dist/src/http/server.js"]

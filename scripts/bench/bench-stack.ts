@@ -10,7 +10,6 @@ import { seedBench, type BenchAccount } from './bench-seed.js';
 import { startPortkey, type Peer } from './peer-portkey.js';
 import { relayNode } from './relay-node.js';
 import { descendantsOf, hardOpenFileLimit, openFileLimit, pinProcess, processName, type Tracked } from './proc-stats.js';
-import { WEB_NODE_FLAGS } from '../start/web-node-flags.js';
 
 /** Core of the load generator, mock upstream, worker and stores; the gateway gets the other. */
 export const LOAD_CORE = '0';
@@ -157,7 +156,7 @@ export async function startStack(setup: StackSetup, log: Log): Promise<BenchStac
   const floorArgs = (port: number): string[] => nodeArgs(runtime, 'scripts/bench/floor-proxy').concat(String(port), `http://127.0.0.1:${mockPort}`, upstreamKey);
   const floor = spawn('floor-proxy', GATEWAY_CORE, floorArgs(floorPort));
   const profile = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${logDir}`] : [];
-  const webArgs = nodeArgs(runtime, 'src/http/server', ['scripts/bench/web-probe'], ['--expose-gc', ...WEB_NODE_FLAGS]);
+  const webArgs = nodeArgs(runtime, 'src/http/server', ['scripts/bench/web-probe'], ['--expose-gc']);
   const web = spawn('web', GATEWAY_CORE, [...profile, ...webArgs]);
   const worker = spawn('worker', LOAD_CORE, nodeArgs(runtime, 'workers/main'));
   const mockUrl = `http://127.0.0.1:${mockPort}`;

@@ -1,8 +1,9 @@
+// First: the runtime sets V8's tiering (see jit-tiering.ts) before any other module's code runs.
+import { boot, HttpDrain, onShutdown, returnIdleMemory, STORE_CLOSE_RESERVE_MS, storeShutdownSteps } from '../platform/runtime/index.js';
 import { createApp } from './app.js';
 import { createDeps } from '../deps.js';
 import { createWebServer } from './web-server.js';
 import { closeUpstreamAgents } from '../providers/index.js';
-import { boot, HttpDrain, onShutdown, returnIdleMemory, STORE_CLOSE_RESERVE_MS, storeShutdownSteps } from '../platform/runtime/index.js';
 import { startTracing, stopTracing } from '../platform/tracing/index.js';
 
 const { config, log } = boot('web');
