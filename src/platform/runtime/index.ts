@@ -3,7 +3,7 @@
  * This file is the module's face: code outside the module imports from here only.
  */
 // First, so V8's tiering is set as this module loads (see jit-tiering.ts).
-export { TURBOFAN_AFTER_CALLS } from './jit-tiering.js';
+import './jit-tiering.js';
 export { boot } from './boot.js';
 export { within } from './bounded.js';
 export { HttpDrain } from './http-drain.js';

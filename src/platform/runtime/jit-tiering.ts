@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 
 /** Calls before V8 compiles a function with TurboFan, its fastest tier (V8's own: 3,000). */
-export const TURBOFAN_AFTER_CALLS = 500;
+const TURBOFAN_AFTER_CALLS = 500;
 
 /**
  * Lowers how many calls a function makes before TurboFan compiles it. V8 counts them again from
