@@ -28,7 +28,7 @@ function notFound(id: string): GatewayError {
 
 /** Endpoints of accounts: registration (URL checked), changes, secret rotation, lookup by event. */
 export class EndpointService {
-  private readonly cache = new LRUCache<string, EndpointDoc[]>({ max: 10_000, ttl: CACHE_TTL_MS });
+  private readonly cache = new LRUCache<string, EndpointDoc[]>({ max: 10_000, ttl: CACHE_TTL_MS, ttlResolution: 0 });
 
   constructor(
     private readonly c: WebhookCollections & AccountCollections,

@@ -44,6 +44,9 @@ export class ReadThroughCache<K extends string, V> {
     this.cache = new LRUCache<K, Box<V>>({
       max: options.max,
       ttl: options.ttlMs,
+      // lru-cache otherwise remembers the time for 1 ms behind a new timer, and a web asks
+      // its caches several times per request: that made a timer per request per cache.
+      ttlResolution: 0,
       // A stale entry stays until replaced, to be served while the store is down, and also
       // when a read fails before the store is seen to be down (the driver notices a dead
       // server only at its next heartbeat): a failed read cannot mean the value changed.

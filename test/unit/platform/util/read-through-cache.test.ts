@@ -58,6 +58,17 @@ describe('ReadThroughCache', () => {
     expect(reads).toBe(2);
   });
 
+  it('serves a cached value without starting a timer (it is asked several times per request)', async () => {
+    const cache = new ReadThroughCache({ load: async () => 'v', ttlMs: 10_000, max: 10 });
+    await cache.get('a');
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    for (let i = 0; i < 5; i++) {
+      expect(await cache.get('a')).toBe('v');
+      await pass(2);
+    }
+    expect(timers).not.toHaveBeenCalled();
+  });
+
   it('does not keep a read that was in flight when the key was forgotten, but answers its callers', async () => {
     let version = 'before';
     const store = gatedStore(() => version);
