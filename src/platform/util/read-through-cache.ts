@@ -67,7 +67,8 @@ export class ReadThroughCache<K extends string, V> {
       if (last) return last.value;
       if (this.unavailable) throw this.unavailable();
     }
-    const box = await this.cache.fetch(key);
+    // A fresh entry without fetch's machinery (its options, status and promise): most gets.
+    const box = this.cache.get(key) ?? (await this.cache.fetch(key));
     if (!box) throw new Error('read-through cache read nothing');
     return box.value;
   }
