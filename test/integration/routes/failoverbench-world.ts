@@ -16,11 +16,12 @@ export const scaled = (ms: number): number => Math.round(ms / SCALE);
 /**
  * Time a loaded two-core machine adds to a call (admission, MongoDB, the stores, the other
  * cells running at once), ms, which does not shrink with the scale: added to every wall-time
- * budget of the benchmark (see the runner's wallLimit for the one exception). It is shorter than
+ * budget of the benchmark (see the runner's wallLimit for the one exception); a slow two-core
+ * machine under load took up to 1.8 s more than when alone. It is shorter than
  * the waits a wrong turn would add here (the 6 s stall limit, the 24 s first-byte limit, the
  * 60 s idle limit), so such a call still fails its budget.
  */
-export const SLACK_MS = 1_500;
+export const SLACK_MS = 2_500;
 
 /** The provider's faults at the benchmark's full timings, scaled; a `Retry-After` stays whole seconds (one, the least a header can say). */
 export const TIMINGS: FaultTimings = {
