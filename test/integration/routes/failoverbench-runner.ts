@@ -39,8 +39,8 @@ function faultDelay(fault: Fault): number | undefined {
 /**
  * A wall-time limit of the benchmark as this run holds it: scaled, plus the machine's slack,
  * except that where the limit is there to beat the provider's own delay (S07's 15 s against a
- * first token at 20 s), the slack never lets through a call that waited that delay out: such a
- * call's fault is given unless the call moved on to the fallback, which a wait never does.
+ * first token at 20 s), the slack never lets through a call that waited that delay out. The
+ * caller passes no fault for a call that moved on to the fallback: that call did not wait.
  */
 function wallLimit(fullMs: number, fault?: Fault): number {
   const limit = scaled(fullMs);
