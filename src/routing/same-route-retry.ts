@@ -16,7 +16,7 @@ const TRANSIENT: ReadonlySet<string> = new Set(['status_500', 'status_502', 'sta
  * for the event loop too (a 500 measured 1.3 s on a two-core machine under load), and a hang
  * ends only at the first-byte timeout, tens of seconds later.
  */
-export const QUICK_FAILURE_MS = 2_500;
+export const QUICK_FAILURE_MS = 1_800;
 
 /** Pause before the one retry of a transient failure, ms (with up to half as much again of jitter, so retries do not arrive in step). */
 export const TRANSIENT_RETRY_DELAY_MS = 200;
