@@ -81,6 +81,8 @@ export interface Deps {
   readonly routeHealth: RouteHealth;
   /** Most time one request may wait out upstream `Retry-After`s, ms. */
   readonly routeRetryBudgetMs: number;
+  /** Slowest 5xx still tried again on its route, ms. */
+  readonly routeQuickFailureMs: number;
   /** Webhook endpoints, the events the ledger, keys and credits emit, and the delivery log. */
   readonly webhooks: Webhooks;
   /** The exact response cache (opt-in per request or key) in Redis. */
@@ -162,7 +164,8 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     config, log, clock, mongo, c, redis, bus, catalogRepository, catalog, accounts, credits, keys, keyAuth, ledger, admission, providers, metrics, requests, jobs, requestTiming: config.requestTiming, receipts, idempotency, ceilings,
     records: new RecordReads(c), ledgerReads: new LedgerReads(c), keyReads: new KeyReads(c, clock),
     graceReads: new GraceReads(config.requestTiming.usageGraceMaxStreams),
-    routeHealth: new RouteHealth(config.routes), routeRetryBudgetMs: config.routes.retryBudgetMs, webhooks,
+    routeHealth: new RouteHealth(config.routes), routeRetryBudgetMs: config.routes.retryBudgetMs,
+    routeQuickFailureMs: config.routes.quickFailureMs, webhooks,
     cache: new ResponseCache(redis, { prefix: config.redisPrefix, ...config.cache }, log, new CacheMetrics(metrics.registry)),
     overload,
     async close() {

@@ -83,6 +83,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     log,
     routeHealth,
     routeRetryBudgetMs: config.routes.retryBudgetMs,
+    routeQuickFailureMs: config.routes.quickFailureMs,
   };
   const jobs = new RunningJobs();
   const timing = stallSettings(config.jobTimeoutMs);

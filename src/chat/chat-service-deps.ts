@@ -31,4 +31,6 @@ export interface ChatServiceDeps {
   readonly routeHealth?: RouteHealth;
   /** Most time one request may wait out upstream `Retry-After`s, ms (default 10 000). */
   readonly routeRetryBudgetMs?: number;
+  /** Slowest 5xx still tried again on its route, ms (default 5 000). */
+  readonly routeQuickFailureMs?: number;
 }

@@ -22,6 +22,8 @@ export interface RoutingDeps {
   readonly routeHealth?: RouteHealth;
   /** Most time one request spends on retries (waits for `Retry-After`s, pauses before a retry), ms. */
   readonly routeRetryBudgetMs?: number;
+  /** Slowest failure still tried again on its route, ms (see sameRouteDelay; default QUICK_FAILURE_MS). */
+  readonly routeQuickFailureMs?: number;
   readonly metrics?: { readonly routes: RouteCounters };
   readonly log: Pick<Logger, 'info'>;
 }
@@ -118,7 +120,7 @@ export class Walk<R extends RouteTarget, T> {
     if (done !== undefined || this.failure === undefined) return done;
     const health = this.deps.routeHealth;
     const waitMs = health === undefined ? (this.failure.verdict.retryAfterMs ?? 0) : Math.max(0, health.retryAt(route.key) - Date.now());
-    const delay = sameRouteDelay({ ...this.failure, waitMs }, this.budget);
+    const delay = sameRouteDelay({ ...this.failure, waitMs }, this.budget, this.deps.routeQuickFailureMs);
     if (delay === undefined || !(await this.pause(route, delay))) return undefined;
     const again = health?.gate(route.key) ?? 'closed';
     if (again === 'open' || again === 'retry_after') return undefined;

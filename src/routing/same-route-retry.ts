@@ -10,13 +10,14 @@ import type { RetryBudget } from './retry-budget.js';
 const TRANSIENT: ReadonlySet<string> = new Set(['status_500', 'status_502', 'status_503', 'status_504', 'status_529']);
 
 /**
- * A failure slower than this is not tried again on the same route: a route that took long to
- * fail would make the request wait as long again, and the next route may answer at once. A
- * vendor's error comes back in well under a second, but on a loaded gateway its answer waits
- * for the event loop too (a 500 measured 1.3 s on a two-core machine under load), and a hang
- * ends only at the first-byte timeout, tens of seconds later.
+ * Default for how slow a failure may be and still be tried again on the same route, ms
+ * (`ROUTE_QUICK_FAILURE_MS`): a route that took long to fail would make the request wait as
+ * long again, and the next route may answer at once. A vendor's error comes back in well under
+ * a second, but on a loaded gateway its answer also waits for the event loop (a 500 measured
+ * 1.3 s on a loaded two-core machine, 2.4 s on a slower one), so the limit sits well above both;
+ * a slow generation that fails takes tens of seconds.
  */
-export const QUICK_FAILURE_MS = 1_800;
+export const QUICK_FAILURE_MS = 5_000;
 
 /** Pause before the one retry of a transient failure, ms (with up to half as much again of jitter, so retries do not arrive in step). */
 export const TRANSIENT_RETRY_DELAY_MS = 200;
@@ -33,15 +34,15 @@ export interface FailedAttempt {
 /**
  * How long to wait before trying a failed route once more, or undefined when the request moves
  * on to the next route instead. A route that named its wait (`Retry-After`) is waited for when
- * the wait fits in the request's retry budget; a quick transient failure is retried after a
- * short pause when that fits; anything else moves on. A 429 that named no wait moves on rather
+ * the wait fits in the request's retry budget; a transient failure that took no longer than
+ * `quickFailureMs` is retried after a short pause when that fits; anything else moves on. A 429 that named no wait moves on rather
  * than guess one; an answer every route would give (a 400) never reaches here.
  */
-export function sameRouteDelay(failed: FailedAttempt, budget: RetryBudget): number | undefined {
+export function sameRouteDelay(failed: FailedAttempt, budget: RetryBudget, quickFailureMs = QUICK_FAILURE_MS): number | undefined {
   const { verdict } = failed;
   if (!verdict.failover) return undefined;
   if (verdict.retryAfterStated === true) return budget.fits(failed.waitMs) ? failed.waitMs : undefined;
-  if (!TRANSIENT.has(verdict.cause) || failed.tookMs > QUICK_FAILURE_MS) return undefined;
+  if (!TRANSIENT.has(verdict.cause) || failed.tookMs > quickFailureMs) return undefined;
   const delay = Math.max(failed.waitMs, TRANSIENT_RETRY_DELAY_MS * (1 + Math.random() / 2));
   return budget.fits(delay) ? delay : undefined;
 }

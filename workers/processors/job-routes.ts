@@ -14,13 +14,15 @@ export interface RoutedAnswer<T> {
   readonly attempts: AttemptRecord[];
 }
 
-/** What job failover needs from the worker process: its routes' health, the retry budget and a log. */
+/** What job failover needs from the worker process: its routes' health, the retry limits and a log. */
 export interface JobRouting {
   readonly log: Logger;
   /** Health of routes in this worker (breaker, Retry-After); absent: no breaker. */
   readonly routeHealth?: RouteHealth;
   /** Most time one job waits out upstream `Retry-After`s, ms. */
   readonly routeRetryBudgetMs?: number;
+  /** Slowest 5xx still tried again on its route, ms. */
+  readonly routeQuickFailureMs?: number;
 }
 
 /** The job run being routed: its request id (for logs), its abort signal and where its attempts go. */

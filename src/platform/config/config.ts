@@ -92,6 +92,9 @@ const schema = z
       })
       .pipe(z.array(z.object({ kid: z.string().min(1), x: z.string().regex(/^[A-Za-z0-9_-]{43}$/) }))),
     ROUTE_RETRY_BUDGET_MS: int(10_000, 0),
+    // Well above how long a vendor's quick 5xx takes to reach a loaded gateway's route walk (see
+    // routing's QUICK_FAILURE_MS), well below a slow generation that fails.
+    ROUTE_QUICK_FAILURE_MS: int(5_000, 0),
     ROUTE_BREAKER_FAILURES: int(5, 1),
     // Short enough that a route back from an outage is tried again within seconds (a failed
     // trial only opens it for another cool-down), long enough to spare a route that is down.
@@ -214,11 +217,12 @@ export interface Config {
 
 /**
  * Failover across routes: the most time one request may spend waiting out `Retry-After`
- * (`retryBudgetMs`), and the circuit breaker (a route failing `breakerFailures` times in a row
+ * (`retryBudgetMs`), the slowest 5xx still tried once more on its route (`quickFailureMs`), and the circuit breaker (a route failing `breakerFailures` times in a row
  * is skipped for `breakerCooldownMs`, then tried again with one request).
  */
 export interface RoutePolicy {
   readonly retryBudgetMs: number;
+  readonly quickFailureMs: number;
   readonly breakerFailures: number;
   readonly breakerCooldownMs: number;
 }
@@ -359,7 +363,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       firstTokenMs: e.UPSTREAM_FIRST_TOKEN_TIMEOUT_MS,
       stallMs: e.UPSTREAM_STALL_TIMEOUT_MS,
     },
-    routes: { retryBudgetMs: e.ROUTE_RETRY_BUDGET_MS, breakerFailures: e.ROUTE_BREAKER_FAILURES, breakerCooldownMs: e.ROUTE_BREAKER_COOLDOWN_MS },
+    routes: { retryBudgetMs: e.ROUTE_RETRY_BUDGET_MS, quickFailureMs: e.ROUTE_QUICK_FAILURE_MS, breakerFailures: e.ROUTE_BREAKER_FAILURES, breakerCooldownMs: e.ROUTE_BREAKER_COOLDOWN_MS },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     documentFetchAllowLoopback: e.DOCUMENT_FETCH_ALLOW_LOOPBACK,
     chargeSpoolDir: resolvePath(e.CHARGE_SPOOL_DIR),

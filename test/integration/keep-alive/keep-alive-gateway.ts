@@ -90,6 +90,7 @@ export async function startKeepAliveSetup(env: Record<string, string> = {}): Pro
       JOB_TIMEOUT_MS: String(scaled(180)),
       UPSTREAM_FIRST_BYTE_TIMEOUT_MS: String(scaled(120)),
       UPSTREAM_IDLE_TIMEOUT_MS: String(scaled(300)),
+      ROUTE_QUICK_FAILURE_MS: String(scaled(5)),
       ...env,
     },
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectMoney } from './failoverbench-money.js';
-import { type Cell, runCell, scoreLine } from './failoverbench-runner.js';
+import { type Cell, runCells, scoreLine } from './failoverbench-runner.js';
 import { SCENARIOS, type Verdict } from './failoverbench-table.js';
 import { type BenchWorld, startBenchWorld } from './failoverbench-world.js';
 
@@ -31,8 +31,7 @@ const cellOf = (id: string, stream: boolean): Cell => cells.get(`${id}/${stream}
 
 beforeAll(async () => {
   world = await startBenchWorld();
-  const ran = await Promise.all(SCENARIOS.flatMap((scenario) => [true, false].map((stream) => runCell(world, scenario, 'chat', stream))));
-  for (const cell of ran) cells.set(`${cell.scenario.id}/${cell.stream}`, cell);
+  for (const cell of await runCells(world, ['chat'])) cells.set(`${cell.scenario.id}/${cell.stream}`, cell);
 }, 90_000);
 
 afterAll(async () => {

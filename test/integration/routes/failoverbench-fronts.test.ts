@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Door } from './failoverbench-calls.js';
 import { expectMoney } from './failoverbench-money.js';
-import { type Cell, runCell, scoreLine } from './failoverbench-runner.js';
+import { type Cell, runCells, scoreLine } from './failoverbench-runner.js';
 import { SCENARIOS, type Verdict } from './failoverbench-table.js';
 import { type BenchWorld, startBenchWorld } from './failoverbench-world.js';
 
@@ -26,8 +26,7 @@ const cellOf = (door: Door, id: string, stream: boolean): Cell => cells.get(`${d
 
 beforeAll(async () => {
   world = await startBenchWorld();
-  const runs = DOORS.flatMap((door) => SCENARIOS.flatMap((scenario) => [true, false].map((stream) => runCell(world, scenario, door, stream))));
-  for (const cell of await Promise.all(runs)) cells.set(`${cell.door}/${cell.scenario.id}/${cell.stream}`, cell);
+  for (const cell of await runCells(world, DOORS)) cells.set(`${cell.door}/${cell.scenario.id}/${cell.stream}`, cell);
 }, 90_000);
 
 afterAll(async () => {

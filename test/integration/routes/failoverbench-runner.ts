@@ -1,7 +1,7 @@
 import { CANONICAL_ANSWER, type Fault, type SeenRequest } from '../../fixtures/upstreams/faulty-openai.js';
 import { adminClient, call } from '../../helpers/admin-client.js';
 import { type CallOutcome, callDoor, type Door, requestBody } from './failoverbench-calls.js';
-import { type Check, type Scenario, type Scored, verdictOf } from './failoverbench-table.js';
+import { type Check, type Scenario, SCENARIOS, type Scored, verdictOf } from './failoverbench-table.js';
 import { type BenchWorld, type Instance, SCALE, scaled, SLACK_MS, TIMINGS } from './failoverbench-world.js';
 
 /** One scenario run through one door, streamed or not: both views, the record and the verdict. */
@@ -93,22 +93,56 @@ export async function recordOf(world: BenchWorld, requestId: string): Promise<Re
   return res.body.data as Record<string, any>;
 }
 
-/** A healthy call through the same door afterwards (the benchmark's alive probe). */
-async function aliveProbe(world: BenchWorld, tag: string, door: Door, stream: boolean): Promise<CallOutcome> {
-  const probe = await world.instance(`${tag}-alive`, 'ok', 'ok', false);
-  return callDoor(world.gw.url, world.key.raw, door, requestBody(door, probe.model, stream));
+/** One cell to run: its scenario, door and mode, with its models already in the catalog. */
+export interface CellPlan {
+  readonly scenario: Scenario;
+  readonly door: Door;
+  readonly stream: boolean;
+  readonly instance: Instance;
+  /** The healthy model of the alive probe, when the scenario has one. */
+  readonly probe: Instance | undefined;
 }
 
-/** Runs one scenario through one door and scores it as the methodology does. */
-export async function runCell(world: BenchWorld, scenario: Scenario, door: Door, stream: boolean): Promise<Cell> {
+/** Cells timed at once: enough to keep the run short, few enough that the cells' own load stays inside the machine's slack. */
+const CELLS_AT_ONCE = 8;
+
+/** Puts one cell's models (and its alive probe's) in the catalog. */
+async function planCell(world: BenchWorld, scenario: Scenario, door: Door, stream: boolean): Promise<CellPlan> {
   const tag = `${scenario.id.toLowerCase()}-${door}-${stream ? 'stream' : 'whole'}`;
   const instance = await world.instance(tag, scenario.fault, scenario.fallback, door === 'chat');
+  const needsAlive = scenario.checks.some((c) => c.kind === 'alive-after');
+  const probe = needsAlive ? await world.instance(`${tag}-alive`, 'ok', 'ok', false) : undefined;
+  return { scenario, door, stream, instance, probe };
+}
+
+/**
+ * Runs every scenario through each door, streamed and not. All catalog writes come first, and
+ * the timed calls run a few at a time, so no cell's wall time carries the others' setup.
+ */
+export async function runCells(world: BenchWorld, doors: readonly Door[]): Promise<Cell[]> {
+  const plans: CellPlan[] = [];
+  for (const door of doors) {
+    for (const scenario of SCENARIOS) for (const stream of [true, false]) plans.push(await planCell(world, scenario, door, stream));
+  }
+  // Longest first, so the run ends soon after its slowest cell.
+  plans.sort((a, b) => b.scenario.maxWallMs - a.scenario.maxWallMs);
+  const cells: Cell[] = [];
+  const lane = async (): Promise<void> => {
+    for (let plan = plans.shift(); plan !== undefined; plan = plans.shift()) cells.push(await runCell(world, plan));
+  };
+  await Promise.all(Array.from({ length: CELLS_AT_ONCE }, lane));
+  return cells;
+}
+
+/** Runs one planned cell and scores it as the methodology does. */
+async function runCell(world: BenchWorld, plan: CellPlan): Promise<Cell> {
+  const { scenario, door, stream, instance, probe } = plan;
   const body = requestBody(door, instance.model, stream, instance.fallbackModel);
   const quote = await call(world.gw.url, 'POST', '/v1/quote', { token: world.key.raw, body: { endpoint: door === 'chat' ? 'chat/completions' : door, body } });
   if (quote.status !== 200) throw new Error(`quote ${quote.status} ${JSON.stringify(quote.body)}`);
   const outcome = await callDoor(world.gw.url, world.key.raw, door, body);
-  const needsAlive = scenario.checks.some((c) => c.kind === 'alive-after');
-  const alive = needsAlive ? await aliveProbe(world, tag, door, stream) : undefined;
+  // The benchmark's alive probe: a healthy call through the same door afterwards.
+  const alive = probe === undefined ? undefined : await callDoor(world.gw.url, world.key.raw, door, requestBody(door, probe.model, stream));
   const cell = {
     scenario, door, stream, instance, outcome,
     primary: world.wall.requestsOf(instance.primaryUpstream),

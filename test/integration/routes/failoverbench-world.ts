@@ -38,7 +38,8 @@ export const TIMINGS: FaultTimings = {
  * The gateway's shipped defaults (read from the config with nothing set), with every limit
  * that is a duration scaled: the suite tests what a fresh install does, only faster. The retry
  * budget is kept as shipped, since S01's one-second `Retry-After` must fit in it as the full
- * two seconds fit in the full budget.
+ * two seconds fit in the full budget; so is the quick-failure limit, which bounds the machine's
+ * delay, not the provider's (S03's 500 comes at once at any scale).
  */
 export function scaledDefaults(): Record<string, string> {
   const shipped = loadConfig(testEnv());
@@ -50,6 +51,7 @@ export function scaledDefaults(): Record<string, string> {
     ROUTE_BREAKER_COOLDOWN_MS: String(scaled(shipped.routes.breakerCooldownMs)),
     ROUTE_BREAKER_FAILURES: String(shipped.routes.breakerFailures),
     ROUTE_RETRY_BUDGET_MS: String(shipped.routes.retryBudgetMs),
+    ROUTE_QUICK_FAILURE_MS: String(shipped.routes.quickFailureMs),
   };
 }
 

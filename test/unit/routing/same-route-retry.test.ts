@@ -38,6 +38,12 @@ describe('sameRouteDelay', () => {
     expect(sameRouteDelay({ verdict: verdict(503), tookMs: QUICK_FAILURE_MS + 1, waitMs: 0 }, roomy)).toBeUndefined();
   });
 
+  it('takes the operator\'s quick-failure limit over the default', () => {
+    const slowish = { verdict: verdict(503), tookMs: 2_400, waitMs: 0 };
+    expect(sameRouteDelay(slowish, roomy)).toBeGreaterThanOrEqual(TRANSIENT_RETRY_DELAY_MS);
+    expect(sameRouteDelay(slowish, roomy, 2_000)).toBeUndefined();
+  });
+
   it('never retries a silent route, a reset, a refused key, a request too long for the context, or an answer every route would give', () => {
     const transport = (kind: 'timeout' | 'reset' | 'connect') => judgeFailure(new GatewayError('upstream_timeout', 'x', { upstream: { transport: kind } }));
     const failures = [
