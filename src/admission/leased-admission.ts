@@ -119,10 +119,13 @@ export class LeasedAdmission implements Admission {
     if (!this.exact.isAuthorized(request)) request = { ...request, authorized: await this.exact.authorize(request.key, request.model) };
     const plan = await this.exact.leasePlan(request);
     const holder = holderOf(request.key, plan.limits);
-    if (!plan.moneyOnly || this.book.exact(holder, this.now())) {
-      this.deps.log.debug({ request_id: request.requestId, money_only: plan.moneyOnly }, 'admitted on the exact path');
+    if (!plan.moneyOnly) {
+      this.deps.log.debug({ request_id: request.requestId }, 'admitted on the exact path');
       return this.exact.admit(request);
     }
+    // A holder near a limit: decided as a refused slice's request is, so one that arrives after
+    // the refusal also waits for the room still parked in another process's slice.
+    if (this.book.exact(holder, this.now())) return this.exactNearLimit(holder, request);
     if (!this.deps.ledger.canCharge()) throw chargesUnavailable();
     // Money is all that limits this request: no request rate to count.
     if (request.rate?.pending) request.rate.settle(() => undefined);

@@ -121,6 +121,29 @@ describe('leased admission', () => {
     expect((await charges(accountId)).reduce((t, e) => t + e.cost, 0n)).toBe(usd(0.008));
   });
 
+  it('keeps deciding a refusal again for a request that arrives once its holder is on the exact path', async () => {
+    const slow = testEnv({ ...env, SLICE_IDLE_MS: '1000' });
+    const [deaf, other] = [await startLimitsGateway({ env: slow }), await startLimitsGateway({ env: slow })];
+    gws.push(deaf, other);
+    await deaf.deps.bus.close();
+    const estimate = usd(0.001);
+    const { accountId, raw } = await accountWithKey(other.url, 1, { limits: { spend_cap_usd: { lifetime: 0.008 } } });
+    // The deaf process's slice of two units: one spent on nothing, then one in use for half a
+    // second; both units come back only once it is idle (see the test above).
+    expect((await charge(deaf.url, raw, { estimate, cost: 0n })).status).toBe(200);
+    const running = charge(deaf.url, raw, { estimate, cost: 0n, delay_ms: 500 });
+    await waitFor('the deaf process to admit it', () => leased(deaf).slices().some((s) => s.running > 0), { timeoutMs: 5_000, intervalMs: 5 });
+    // Six units fit at once; the seventh is refused a slice, which puts the holder on the exact path.
+    const first = await Promise.all(Array.from({ length: 6 }, () => charge(other.url, raw, { estimate, cost: estimate })));
+    expect(first.map((r) => r.status)).toEqual(Array(6).fill(200));
+    const seventh = charge(other.url, raw, { estimate, cost: estimate });
+    await sleep(200);
+    // The eighth arrives while the seventh waits: it, too, must wait for the deaf slice's two units.
+    const eighth = charge(other.url, raw, { estimate, cost: estimate });
+    expect([(await seventh).status, (await eighth).status, (await running).status]).toEqual([200, 200, 200]);
+    expect((await charges(accountId)).reduce((t, e) => t + e.cost, 0n)).toBe(usd(0.008));
+  });
+
   it('frees a stopped process\'s slice within its TTL, and the next burst admits what the cap allows', async () => {
     const estimate = usd(0.001);
     // A slice holds at most a quarter of the smallest cap: here two requests' worth.
