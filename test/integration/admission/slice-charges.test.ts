@@ -344,7 +344,7 @@ describe('charges settled from slices, carried to Redis', () => {
     expect(f.pending).toBe(0);
     expect(scriptCalls()).toBe(1);
     expect(await bigint(mirrorNames(accountId).bal)).toBe(1000n - 175n);
-    // A release does not wait out the gathering: it is sent within a few turns, not 20 ms.
+    // A release does not wait out the gathering: it is sent within a few turns, not 100 ms.
     let released = false;
     void f.release(slice).then(() => (released = true));
     for (let i = 0; i < 20 && !released; i++) await turn();
