@@ -14,8 +14,8 @@ const TRANSIENT: ReadonlySet<string> = new Set(['status_500', 'status_502', 'sta
  * (`ROUTE_QUICK_FAILURE_MS`): a route that took long to fail would make the request wait as
  * long again, and the next route may answer at once. A vendor's error comes back in well under
  * a second, but on a loaded gateway its answer also waits for the event loop (a 500 measured
- * 1.3 s on a loaded two-core machine, 2.4 s on a slower one), so the limit sits well above both;
- * a slow generation that fails takes tens of seconds.
+ * 1.3 s on a loaded two-core machine, over 1.8 s on a slower one), so the limit sits well above
+ * both; a slow generation that fails takes tens of seconds.
  */
 export const QUICK_FAILURE_MS = 5_000;
 
@@ -35,8 +35,9 @@ export interface FailedAttempt {
  * How long to wait before trying a failed route once more, or undefined when the request moves
  * on to the next route instead. A route that named its wait (`Retry-After`) is waited for when
  * the wait fits in the request's retry budget; a transient failure that took no longer than
- * `quickFailureMs` is retried after a short pause when that fits; anything else moves on. A 429 that named no wait moves on rather
- * than guess one; an answer every route would give (a 400) never reaches here.
+ * `quickFailureMs` is retried after a short pause when that fits; anything else moves on. A
+ * 429 that named no wait moves on rather than guess one; an answer every route would give (a
+ * 400) never reaches here.
  */
 export function sameRouteDelay(failed: FailedAttempt, budget: RetryBudget, quickFailureMs = QUICK_FAILURE_MS): number | undefined {
   const { verdict } = failed;

@@ -217,8 +217,9 @@ export interface Config {
 
 /**
  * Failover across routes: the most time one request may spend waiting out `Retry-After`
- * (`retryBudgetMs`), the slowest 5xx still tried once more on its route (`quickFailureMs`), and the circuit breaker (a route failing `breakerFailures` times in a row
- * is skipped for `breakerCooldownMs`, then tried again with one request).
+ * (`retryBudgetMs`), the slowest 5xx still tried once more on its route (`quickFailureMs`),
+ * and the circuit breaker (a route failing `breakerFailures` times in a row is skipped for
+ * `breakerCooldownMs`, then tried again with one request).
  */
 export interface RoutePolicy {
   readonly retryBudgetMs: number;
