@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../services/farebox-paths.js';
 import { findFreePort } from '../services/free-port.js';
@@ -29,8 +29,9 @@ const nowUs = (): number => Number(process.hrtime.bigint() / 1_000n);
 export async function profileComponents(ctx: ScenarioContext): Promise<ComponentSplit & { requests: number }> {
   const { stack } = ctx;
   const port = await findFreePort();
-  const dir = path.join(stack.logDir, 'component-profile');
-  mkdirSync(dir, { recursive: true });
+  // A folder per profile: a full run profiles twice (instructions, then components), and the
+  // second must not read the first's file, whose samples all lie outside its window.
+  const dir = mkdtempSync(path.join(stack.logDir, 'component-profile-'));
   const args = ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-interval=${SAMPLE_INTERVAL_US}`, ...stack.relays.web.args];
   const proc = stack.group.spawn({ name: 'web-profiled', core: GATEWAY_CORE, args, env: { ...stack.relays.web.env, PORT: String(port) }, cwd: repoRoot() });
   const url = `http://127.0.0.1:${port}`;
