@@ -94,7 +94,7 @@ export async function recordOf(world: BenchWorld, requestId: string): Promise<Re
 }
 
 /** One cell to run: its scenario, door and mode, with its models already in the catalog. */
-export interface CellPlan {
+interface CellPlan {
   readonly scenario: Scenario;
   readonly door: Door;
   readonly stream: boolean;
