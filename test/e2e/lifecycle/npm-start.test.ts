@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../helpers/spawn-web.js';
 import { checkoutProcesses, type CheckoutProcess } from './checkout-processes.js';
-import { gatewayReady, startNpm, waitFor, type NpmStart, type StartNpmOptions } from './npm-start.js';
+import { gatewayReady, outputTail, startNpm, waitFor, type NpmStart, type StartNpmOptions } from './npm-start.js';
 import { makeScratchCheckout, type ScratchCheckout } from './scratch-checkout.js';
 
 /** Bounds: a first start (mongod under Wine) on a busy machine, and a full stop. */
@@ -39,7 +39,7 @@ describe.sequential('npm start in a scratch checkout: no orphans, no spinning, o
   /** Waits for `start` to say its gateway is up and for the gateway to answer; fails early if it exited. */
   const up = (start: NpmStart, port: number): Promise<void> =>
     waitFor('the gateway to answer /readyz', async () => {
-      if (start.hasExited()) throw new Error(`npm start exited before the gateway was up:\n${start.output().slice(-4_000)}`);
+      if (start.hasExited()) throw new Error(`npm start exited before the gateway was up:\n${outputTail(start.output())}`);
       return start.output().includes('console on') && gatewayReady(port);
     }, UP_MS, start.output);
 

@@ -86,11 +86,23 @@ export async function gatewayReady(port: number): Promise<boolean> {
   }
 }
 
+/**
+ * The last `chars` of a start's output without mongod's own log lines (JSON, one per event):
+ * a failing start's reason would otherwise be scrolled out by mongod's shutdown log.
+ */
+export function outputTail(output: string, chars = 4_000): string {
+  return output
+    .split('\n')
+    .filter((line) => !line.startsWith('{"t":'))
+    .join('\n')
+    .slice(-chars);
+}
+
 /** Polls `check` every 100 ms; throws with `what` (and the output) after `timeoutMs`. */
 export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, output = (): string => ''): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}\n${output().slice(-4_000)}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}\n${outputTail(output())}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
