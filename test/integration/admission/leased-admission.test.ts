@@ -35,6 +35,19 @@ async function charges(accountId: string) {
   return gw.deps.c.ledger.find({ account_id: accountId, kind: 'charge' }).toArray();
 }
 
+/**
+ * Two gateways of their own, with a second of idleness before a slice goes back, one of them
+ * deaf to hand-back requests, and an account whose key has a lifetime cap of eight units.
+ */
+async function deafAndOther() {
+  const slow = testEnv({ ...env, SLICE_IDLE_MS: '1000' });
+  const [deaf, other] = [await startLimitsGateway({ env: slow }), await startLimitsGateway({ env: slow })];
+  gws.push(deaf, other);
+  await deaf.deps.bus.close();
+  const account = await accountWithKey(other.url, 1, { limits: { spend_cap_usd: { lifetime: 0.008 } } });
+  return { deaf, other, ...account };
+}
+
 describe('leased admission', () => {
   it('admits from a held slice while Redis answers nothing: no round trip on the request\'s path', async () => {
     const gw = gws[0]!;
@@ -100,14 +113,9 @@ describe('leased admission', () => {
   });
 
   it('decides a refusal again until a slice held by a process that missed the hand-back is idle and back', async () => {
-    // Gateways of their own, with a second of idleness before a slice goes back.
-    const slow = testEnv({ ...env, SLICE_IDLE_MS: '1000' });
-    const [deaf, other] = [await startLimitsGateway({ env: slow }), await startLimitsGateway({ env: slow })];
-    gws.push(deaf, other);
-    await deaf.deps.bus.close();
+    const { deaf, other, accountId, raw } = await deafAndOther();
     const estimate = usd(0.001);
     // Slices of two holds: the deaf process spends one unit of the cap of eight.
-    const { accountId, raw } = await accountWithKey(other.url, 1, { limits: { spend_cap_usd: { lifetime: 0.008 } } });
     expect((await charge(deaf.url, raw, { estimate, cost: estimate })).status).toBe(200);
     // Its slice stays in use for half a second, costs nothing, and goes back only once idle after
     // that (a second, plus up to half a second until the sweep): inside the three idle periods a
@@ -122,12 +130,8 @@ describe('leased admission', () => {
   });
 
   it('keeps deciding a refusal again for a request that arrives once its holder is on the exact path', async () => {
-    const slow = testEnv({ ...env, SLICE_IDLE_MS: '1000' });
-    const [deaf, other] = [await startLimitsGateway({ env: slow }), await startLimitsGateway({ env: slow })];
-    gws.push(deaf, other);
-    await deaf.deps.bus.close();
+    const { deaf, other, accountId, raw } = await deafAndOther();
     const estimate = usd(0.001);
-    const { accountId, raw } = await accountWithKey(other.url, 1, { limits: { spend_cap_usd: { lifetime: 0.008 } } });
     // The deaf process's slice of two units: one spent on nothing, then one in use for half a
     // second; both units come back only once it is idle (see the test above).
     expect((await charge(deaf.url, raw, { estimate, cost: 0n })).status).toBe(200);
