@@ -23,6 +23,13 @@ const CONNECTIONS = 1_024;
 const CAPACITY_CONNECTIONS = 64;
 /** Enough for requests a closed loop left in flight to be answered and charged. */
 const SETTLE_MS = 1_000;
+/**
+ * Latencies are timed from each request's due time, so the load client's own lateness counts in
+ * them: a client later than the shed target at p99 cannot show it, and the loads are measured
+ * again (up to MAX_REPEATS more times), as a row with too much CPU steal is.
+ */
+const CLIENT_LATE_LIMIT_MS = 10;
+const MAX_REPEATS = 2;
 
 /** One paced run at `factor` × capacity, in figures. */
 function figures(run: PacedLoadResult): Record<string, number> {
@@ -84,6 +91,25 @@ async function measureAtLoads(closedRate: number, load: (rate: number, seconds: 
   return { ramp, capacity, light, heavy, seen: watching.stop() };
 }
 
+type Attempt = Awaited<ReturnType<typeof measureAtLoads>>;
+
+/** How late the load client sent at p99 during an attempt's 2× run, ms. */
+function clientLate(attempt: Attempt): number {
+  return attempt.heavy.sendLagP99 ?? Number.POSITIVE_INFINITY;
+}
+
+/** Runs `measure` again while the load client was later than CLIENT_LATE_LIMIT_MS (see there); every attempt, and the least late. */
+async function measureWhileClientLate(measure: () => Promise<Attempt>, log: (message: string) => void): Promise<{ kept: Attempt; attempts: Attempt[] }> {
+  const attempts: Attempt[] = [];
+  let last: Attempt;
+  do {
+    last = await measure();
+    attempts.push(last);
+    log(`overload: at 2×, in flight and loop delay every 0.5 s: ${last.seen.map((x) => `${x.inFlight}/${x.delayMaxMs}ms`).join(' ')}; load client ${clientLate(last)} ms late at p99`);
+  } while (clientLate(last) > CLIENT_LATE_LIMIT_MS && attempts.length <= MAX_REPEATS);
+  return { kept: attempts.reduce((best, a) => (clientLate(a) < clientLate(best) ? a : best)), attempts };
+}
+
 /** The account's charges in the side web's ledger. */
 async function chargesOf(mongoUri: string, db: string, accountId: string): Promise<number> {
   const client = await MongoClient.connect(mongoUri);
@@ -121,11 +147,14 @@ export async function overloadScenario(ctx: ScenarioContext): Promise<ScenarioOu
     // pool per run would open up to CONNECTIONS at once each time, a burst real traffic rarely makes.
     const pool = pacedPool(side.url, CONNECTIONS);
     const load = (rate: number, seconds: number) => pacedLoad({ origin: side.url, path: '/v1/chat/completions', headers, body, rate: Math.round(rate), seconds, connections: CONNECTIONS, pool });
-    const { ramp, capacity, light, heavy, seen } = await measureAtLoads(closed['2xx'] / CAPACITY_S, load, () => watchWeb(side.url, stack.adminToken)).finally(() => pool.destroy());
-    ctx.log(`overload: at 2×, in flight and loop delay every 0.5 s: ${seen.map((x) => `${x.inFlight}/${x.delayMaxMs}ms`).join(' ')}`);
-    const answered = ramp.answered + light.answered! + heavy.answered!;
+    const { kept, attempts } = await measureWhileClientLate(() => measureAtLoads(closed['2xx'] / CAPACITY_S, load, () => watchWeb(side.url, stack.adminToken)), ctx.log).finally(() => pool.destroy());
+    const { ramp, capacity, light, heavy } = kept;
+    const answered = attempts.reduce((sum, a) => sum + a.ramp.answered + a.light.answered! + a.heavy.answered!, 0);
+    // Nothing may be lost in any attempt, kept or not.
+    const lost = attempts.reduce((sum, a) => sum + a.light.lost! + a.heavy.lost!, 0);
+    const repeated = attempts.length > 1 ? `; measured ${attempts.length} times, the load client late by ${attempts.map(clientLate).join(', ')} ms at p99 at 2×, the least late kept` : '';
     const charged = (await chargesOf(stack.mongoUri, side.env.MONGODB_DB ?? '', account.accountId)) - chargedBefore;
-    ctx.log(`overload: capacity ${capacity} req/s; 0.8× ${JSON.stringify(light)}; 2× ${JSON.stringify(heavy)}; ${answered} answered 2xx in the paced runs (${ramp.lost} of the ramp without an answer), ${charged} charges`);
+    ctx.log(`overload: capacity ${capacity} req/s; 0.8× ${JSON.stringify(light)}; 2× ${JSON.stringify(heavy)}; ${answered} answered 2xx in the paced runs (${ramp.lost} of the ramp without an answer), ${charged} charges${repeated}`);
     const target = round3(2 * light.p99!);
     const row: Measurement = {
       id: 'overload-2x-p99',
@@ -135,8 +164,8 @@ export async function overloadScenario(ctx: ScenarioContext): Promise<ScenarioOu
       farebox: heavy.p99!,
       portkey: null,
       portkeyNote: NO_EQUIVALENT,
-      note: `target ≤ 2× the p99 at 0.8× load (${light.p99} ms → ${target} ms); at 2×: ${heavy.answered} of ${heavy.sent} answered (p50 ${heavy.p50} ms), ${heavy.shed} shed 503 overloaded (p50 ${heavy.shedP50} ms, p99 ${heavy.shedP99} ms, target < 10 ms); at 0.8×: ${light.shed} shed, ${heavy.lost} without an answer; the load client sent p50 ${heavy.sendLagP50} ms, p99 ${heavy.sendLagP99} ms late; ledger charges ${charged} for the paced runs' ${answered} answered chats`,
-      ...(heavy.lost! > 0 ? { valid: false } : {}),
+      note: `target ≤ 2× the p99 at 0.8× load (${light.p99} ms → ${target} ms); at 2×: ${heavy.answered} of ${heavy.sent} answered (p50 ${heavy.p50} ms), ${heavy.shed} shed 503 overloaded (p50 ${heavy.shedP50} ms, p99 ${heavy.shedP99} ms, target < 10 ms); at 0.8×: ${light.shed} shed; ${lost} without an answer at 0.8× and 2×; the load client sent p50 ${heavy.sendLagP50} ms, p99 ${heavy.sendLagP99} ms late; ledger charges ${charged} for the paced runs' ${answered} answered chats${repeated}`,
+      ...(lost > 0 ? { valid: false } : {}),
       steal: null,
     };
     return { rows: [row], details: { capacity, light, heavy, answered, charged } };
