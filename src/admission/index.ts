@@ -8,6 +8,7 @@ export { endUserInvalid, MAX_END_USER_LENGTH } from './end-user.js';
 export { rateInfoOf } from './rate-check.js';
 export type { RateInfo } from './rate-info.js';
 export { recordingAdmission } from './recording-admission.js';
+export { withAdmit } from './with-admit.js';
 export { createAdmission, type ProcessAdmission } from './create-admission.js';
 export type { LeasedAdmission } from './leased-admission.js';
 export type { AdmissionMode, RedisAdmission } from './redis-admission.js';

@@ -1,5 +1,6 @@
 import { inSpan } from '../platform/tracing/index.js';
 import type { Admission, AdmissionTicket } from './admission-types.js';
+import { withAdmit } from './with-admit.js';
 import type { ChargeOutcome, DraftLookup, RecordDraft } from '../ledger/index.js';
 
 /**
@@ -54,15 +55,5 @@ export function recordingAdmission<A extends Admission>(inner: A, drafts: DraftL
     const ticket = await inSpan('admission', { 'farebox.request_id': request.requestId, 'gen_ai.request.model': request.model.id }, () => inner.admit(admitted));
     return draft === undefined ? ticket : new RecordingTicket(ticket, draft);
   };
-  const bound = new Map<PropertyKey, unknown>();
-  return new Proxy(inner, {
-    get(target, prop) {
-      if (prop === 'admit') return admit;
-      const value: unknown = Reflect.get(target, prop);
-      if (typeof value !== 'function') return value;
-      // Bound once per member, not on every access (admission is called on every request).
-      if (!bound.has(prop)) bound.set(prop, value.bind(target));
-      return bound.get(prop);
-    },
-  });
+  return withAdmit(inner, admit);
 }

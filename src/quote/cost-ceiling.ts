@@ -1,6 +1,6 @@
 import { formatUsd, minBig } from '../billing/index.js';
 import { GatewayError } from '../platform/errors/index.js';
-import type { Admission, AdmissionRequest } from '../admission/index.js';
+import { type Admission, type AdmissionRequest, withAdmit } from '../admission/index.js';
 import { holdQuote } from './hold-quote.js';
 
 /** Where a request's own `max_cost` (nano-USD) is found by request id. */
@@ -53,11 +53,5 @@ export function ceilingAdmission<A extends Admission>(inner: A, ceilings: Ceilin
     if (ceiling !== undefined && request.estimate > ceiling) throw maxCostExceeded(request, ceiling);
     return inner.admit(request);
   };
-  return new Proxy(inner, {
-    get(target, prop) {
-      if (prop === 'admit') return admit;
-      const value: unknown = Reflect.get(target, prop);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  return withAdmit(inner, admit);
 }
