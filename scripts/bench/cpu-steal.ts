@@ -36,13 +36,16 @@ export function stealWindow(): () => number {
   };
 }
 
-/** True when the last attempt was stolen from beyond the limit and another attempt is allowed. */
-export function shouldRepeat(attempts: readonly number[]): boolean {
+/**
+ * True when the last attempt went beyond `limit` (CPU steal, % by default; any figure where
+ * less is better) and another attempt is allowed.
+ */
+export function shouldRepeat(attempts: readonly number[], limit = STEAL_LIMIT_PERCENT): boolean {
   const last = attempts[attempts.length - 1];
-  return last !== undefined && last > STEAL_LIMIT_PERCENT && attempts.length <= MAX_STEAL_REPEATS;
+  return last !== undefined && last > limit && attempts.length <= MAX_STEAL_REPEATS;
 }
 
-/** The attempt to report: the one with the least steal (the first of equals; unknown steal last). */
+/** The attempt to report: the one with the least steal, or other figure (the first of equals; unknown last). */
 export function keptAttempt(attempts: readonly number[]): number {
   let best = 0;
   attempts.forEach((steal, i) => {

@@ -3,6 +3,7 @@ import { dropBenchData } from './bench-cleanup.js';
 import { waitHttpReady } from './bench-processes.js';
 import { seedBench } from './bench-seed.js';
 import { NO_EQUIVALENT } from './bench-targets.js';
+import { keptAttempt, shouldRepeat } from './cpu-steal.js';
 import { chatBody, chatHeaders } from './chat-requests.js';
 import { round3, sleep, summarize } from './latency-stats.js';
 import { pacedLoad, pacedPool, type PacedLoadResult } from './paced-load.js';
@@ -26,10 +27,9 @@ const SETTLE_MS = 1_000;
 /**
  * Latencies are timed from each request's due time, so the load client's own lateness counts in
  * them: a client later than the shed target at p99 cannot show it, and the loads are measured
- * again (up to MAX_REPEATS more times), as a row with too much CPU steal is.
+ * again, as a row with too much CPU steal is (see cpu-steal).
  */
 const CLIENT_LATE_LIMIT_MS = 10;
-const MAX_REPEATS = 2;
 
 /** One paced run at `factor` × capacity, in figures. */
 function figures(run: PacedLoadResult): Record<string, number> {
@@ -101,13 +101,14 @@ function clientLate(attempt: Attempt): number {
 /** Runs `measure` again while the load client was later than CLIENT_LATE_LIMIT_MS (see there); every attempt, and the least late. */
 async function measureWhileClientLate(measure: () => Promise<Attempt>, log: (message: string) => void): Promise<{ kept: Attempt; attempts: Attempt[] }> {
   const attempts: Attempt[] = [];
-  let last: Attempt;
+  const late: number[] = [];
   do {
-    last = await measure();
-    attempts.push(last);
-    log(`overload: at 2×, in flight and loop delay every 0.5 s: ${last.seen.map((x) => `${x.inFlight}/${x.delayMaxMs}ms`).join(' ')}; load client ${clientLate(last)} ms late at p99`);
-  } while (clientLate(last) > CLIENT_LATE_LIMIT_MS && attempts.length <= MAX_REPEATS);
-  return { kept: attempts.reduce((best, a) => (clientLate(a) < clientLate(best) ? a : best)), attempts };
+    const attempt = await measure();
+    attempts.push(attempt);
+    late.push(clientLate(attempt));
+    log(`overload: at 2×, in flight and loop delay every 0.5 s: ${attempt.seen.map((x) => `${x.inFlight}/${x.delayMaxMs}ms`).join(' ')}; load client ${clientLate(attempt)} ms late at p99`);
+  } while (shouldRepeat(late, CLIENT_LATE_LIMIT_MS));
+  return { kept: attempts[keptAttempt(late)] as Attempt, attempts };
 }
 
 /** The account's charges in the side web's ledger. */
