@@ -132,8 +132,15 @@ export async function runFinish(ctx: Pick<TicketContext, 'redis' | 'keys' | 'una
 export function trackedMirrors(scope: FinishScope): { spendTracked: boolean[]; tracked: string[] } {
   const keyCaps = scope.key.limits.spend_cap ?? {};
   const caps = scope.limits?.caps ?? [keyCaps.lifetime, keyCaps.day, keyCaps.week, keyCaps.month];
-  const spendTracked = Array.from({ length: SPEND_MIRRORS.length }, (_, i) => caps[i] !== undefined);
-  return { spendTracked, tracked: ['1', ...spendTracked.map((t) => (t ? '1' : '0'))] };
+  // Plain loops: this runs for every charge a slice settles, on its way to Redis.
+  const spendTracked: boolean[] = [];
+  const tracked = ['1'];
+  for (let i = 0; i < SPEND_MIRRORS.length; i++) {
+    const on = caps[i] !== undefined;
+    spendTracked.push(on);
+    tracked.push(on ? '1' : '0');
+  }
+  return { spendTracked, tracked };
 }
 
 /** Places one more hold for a running request (`id`: the extra hold's own id), under admission's checks. */

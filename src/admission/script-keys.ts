@@ -1,6 +1,9 @@
 import type { AdmissionKeys } from './admission-keys.js';
 import type { ScriptName } from './lua-commands.js';
-import { bucketOwner, type CalendarWindow, periodOf, SPEND_MIRRORS, type SpendMirror } from '../billing/index.js';
+import { bucketOwner, periodOf, SPEND_MIRRORS, type SpendMirror } from '../billing/index.js';
+
+/** A UTC day, ms. */
+const DAY_MS = 86_400_000;
 
 /** Whose admission state a script call touches. */
 export interface KeyScope {
@@ -66,17 +69,21 @@ function besideMirrors(k: AdmissionKeys, accountId: string, mirrors: readonly st
 /**
  * What the fixed KEYS of APPLY_SLICE_CHARGES of a scope depend on, once the account's Redis
  * generation is fixed: its account, key and end user, which spend mirrors it tracks, and the
- * period of each tracked calendar mirror at `at`. Two scopes with the same signature name the
- * same keys, so their charges can share one call.
+ * UTC day of `at` when it tracks a calendar mirror (each period follows from it). Two scopes
+ * with the same signature name the same keys, so their charges can share one call.
  */
 export function chargeKeysSignature(s: Pick<KeyScope, 'accountId' | 'keyId' | 'endUser' | 'at' | 'spendTracked'>): string {
-  const periods: Partial<Record<CalendarWindow, string>> = {};
-  const parts = SPEND_MIRRORS.map((m, i) => {
-    if (s.spendTracked?.[i] === false) return '';
-    if (m.window === 'lifetime') return 'life';
-    return (periods[m.window] ??= periodOf(m.window, s.at));
-  });
-  return [s.accountId, s.keyId, s.endUser ?? '', ...parts].join('\u0000');
+  let tracked = '';
+  let calendar = false;
+  for (const [i, m] of SPEND_MIRRORS.entries()) {
+    const on = s.spendTracked?.[i] !== false;
+    tracked += on ? '1' : '0';
+    calendar ||= on && m.window !== 'lifetime';
+  }
+  // Every calendar period (day, week, month) follows from the UTC day: one division per
+  // charge instead of formatting each tracked period's id.
+  const day = calendar ? Math.floor(s.at.getTime() / DAY_MS) : '';
+  return `${s.accountId}\u0000${s.keyId}\u0000${s.endUser ?? ''}\u0000${tracked}\u0000${day}`;
 }
 
 /** The KEYS of a mirror's LOAD_MIRROR (and, first two of INVALIDATE_MIRROR: mirror, version). */

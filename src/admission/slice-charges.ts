@@ -22,6 +22,12 @@ function keyScopeOf(c: SliceCharge): KeyScope {
   return { accountId: key.account_id, keyId: key._id, requestId, at: c.at, endUser: endUserTag, spendTracked: trackedMirrors(c.scope).spendTracked };
 }
 
+/** A charge's figures as the script reads them: one argument, space-separated (see apply-slice-charges-38.lua). */
+function figuresOf(c: SliceCharge): string {
+  const { charged, cost, seq } = c.outcome;
+  return `${charged} ${cost} ${c.at.getTime()} ${seq ?? ''} ${c.shrink}`;
+}
+
 /**
  * The charges one call can carry together, in their order: those whose FINISH would name the
  * same keys but for their applied markers (see `chargeKeysSignature`), CHARGES_PER_CALL at most.
@@ -50,7 +56,7 @@ function applyBatch(ctx: Ctx, batch: readonly SliceCharge[]): Promise<unknown> {
   const args: Array<string | number> = [APPLIED_TTL_MS, ctx.unappliedTtlMs, ...trackedMirrors(first.scope).tracked];
   for (const c of batch) {
     keys.push(ctx.keys.applied(scope.accountId, c.scope.requestId));
-    args.push(c.scope.requestId, c.outcome.charged.toString(), c.outcome.cost.toString(), c.at.getTime(), c.outcome.seq ?? '', c.shrink);
+    args.push(c.scope.requestId, figuresOf(c));
   }
   return runScript(ctx.redis, 'apply-slice-charges', keys, args);
 }

@@ -48,13 +48,20 @@ describe('Lua scripts registered as commands', () => {
     expect(() => runScript(redis, 'apply-slice-charges', ['only-one'], [60_000])).toThrow(/takes 38 or more keys/);
   });
 
-  it('a batch script takes one key per item after its fixed ones, and refuses items without their arguments before writing', async () => {
+  it('a batch script takes one key per item after its fixed ones, and refuses items without their arguments, or with malformed figures, before writing', async () => {
     const fixed = Array.from({ length: 38 }, (_, i) => `{${prefix}}:batch:${i}`);
     const marker = `{${prefix}}:batch:applied`;
     const head = [60_000, 60_000, ...Array<string>(11).fill('0')];
     await expect(runScript(redis, 'apply-slice-charges', [...fixed, marker], head)).rejects.toThrow(/1 markers, 13 arguments/);
     expect(await redis.exists(marker)).toBe(0);
-    expect(await runScript(redis, 'apply-slice-charges', [...fixed, marker], [...head, 'req_1', '5', '5', Date.now(), '', ''])).toBe(1);
+    const second = `{${prefix}}:batch:applied-2`;
+    // The first charge is well formed: nothing of it may be written when the second is not.
+    const good = ['req_1', `5 5 ${Date.now()}  `];
+    for (const bad of ['5 5', '5 five 1 ', '5 5 1 2 slice 1', '5 5 1 x ']) {
+      await expect(runScript(redis, 'apply-slice-charges', [...fixed, marker, second], [...head, ...good, 'req_2', bad])).rejects.toThrow(/charge 2 has malformed figures/);
+    }
+    expect(await redis.exists(marker)).toBe(0);
+    expect(await runScript(redis, 'apply-slice-charges', [...fixed, marker], [...head, ...good])).toBe(1);
     expect(await redis.exists(marker)).toBe(1);
   });
 });
