@@ -42,9 +42,9 @@ export class AccountFactsCache {
     return this.facts.get(accountId);
   }
 
-  /** True when the account never topped up. Unknown accounts count as not free tier. */
-  async isFreeTier(accountId: string): Promise<boolean> {
-    return (await this.facts.get(accountId)).freeTier;
+  /** The facts of an account when cached, without waiting (see ReadThroughCache.peek). */
+  peek(accountId: string): AccountFacts | undefined {
+    return this.facts.peek(accountId)?.value;
   }
 
   /** Drops an account's entry (it changed somewhere). */

@@ -100,8 +100,11 @@ export interface Admission {
   checkRate(key: KeyDoc): Promise<RateInfo>;
   /** The RPM check of a request that will reach `admit`, which runs it (see {@link DeferredRate}). */
   deferRate(key: KeyDoc, report: RateReport): DeferredRate;
-  /** Whether the key may use the model (role, allowlist, free tier); throws 403 `model_not_allowed`. */
-  authorize(key: KeyDoc, model: CatalogModel): Promise<Authorization>;
+  /**
+   * Whether the key may use the model (role, allowlist, free tier); throws 403
+   * `model_not_allowed`. Answers at once when it can (a caller awaits either).
+   */
+  authorize(key: KeyDoc, model: CatalogModel): Authorization | Promise<Authorization>;
   /** Throws 403/402/429 per the error table; otherwise holds and returns a ticket. */
   admit(request: AdmissionRequest): Promise<AdmissionTicket>;
 }

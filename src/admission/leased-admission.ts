@@ -45,13 +45,21 @@ const GRANT_TRIES = 3;
 /** Refusals a slice may get that only mean "near a limit": the exact path decides the request. */
 const NEAR_LIMIT: ReadonlySet<string> = new Set(['key_limit_exceeded', 'insufficient_credits']);
 
+/** Holder names by the limits they were built from. */
+const holderNames = new WeakMap<AdmitLimits, string>();
+
 /**
  * The name of a holder: the account, key and end user whose budgets a slice draws on, under
  * the caps in force (a changed cap is a new holder, so a slice granted under the old caps is
  * never spent under the new ones).
  */
 function holderOf(key: KeyDoc, limits: AdmitLimits): string {
-  return `${accountPrefix(key.account_id)}${key._id}\u0000${limits.endUser}\u0000${limits.caps.join(',')}`;
+  const known = holderNames.get(limits);
+  if (known !== undefined) return known;
+  const name = `${accountPrefix(key.account_id)}${key._id}\u0000${limits.endUser}\u0000${limits.caps.join(',')}`;
+  // Limits naming no end user are one object per key record (see admitLimits): its holder's name is built once.
+  if (limits.endUser === '') holderNames.set(limits, name);
+  return name;
 }
 
 /** The smallest spend cap that applies, nano-USD. */
@@ -89,13 +97,16 @@ export class LeasedAdmission implements Admission {
   /** The holds of requests admitted from slices and still running, by request id. */
   private readonly running = new Map<string, bigint>();
   private lastMode: AdmissionMode = 'leased';
+  /** The exact path's parts, read once: its getter builds a new object on every read. */
+  private readonly parts: RedisAdmission['parts'];
 
   constructor(
     private readonly exact: RedisAdmission,
     private readonly deps: LeasedAdmissionDeps,
   ) {
     this.book = new SliceBook(deps.slices);
-    const { epoch, ticketContext } = exact.parts;
+    this.parts = exact.parts;
+    const { epoch, ticketContext } = this.parts;
     this.flusher = new SliceFlusher(ticketContext, epoch, deps.log);
     this.sweeper = setInterval(() => this.sweep(), Math.max(25, Math.floor(deps.slices.idleMs / 2)));
     this.sweeper.unref();
@@ -110,14 +121,15 @@ export class LeasedAdmission implements Admission {
     return new DeferredRate(() => this.exact.checkRate(key), report);
   }
 
-  authorize(key: KeyDoc, model: CatalogModel): Promise<Authorization> {
+  authorize(key: KeyDoc, model: CatalogModel): Authorization | Promise<Authorization> {
     return this.exact.authorize(key, model);
   }
 
   async admit(request: AdmissionRequest): Promise<AdmissionTicket> {
     if (request.model.isFree) return this.exact.admit(request);
     if (!this.exact.isAuthorized(request)) request = { ...request, authorized: await this.exact.authorize(request.key, request.model) };
-    const plan = await this.exact.leasePlan(request);
+    const planned = this.exact.leasePlan(request);
+    const plan = planned instanceof Promise ? await planned : planned;
     const holder = holderOf(request.key, plan.limits);
     if (!plan.moneyOnly) {
       this.deps.log.debug({ request_id: request.requestId }, 'admitted on the exact path');
@@ -129,7 +141,8 @@ export class LeasedAdmission implements Admission {
     if (!this.deps.ledger.canCharge()) throw chargesUnavailable();
     // Money is all that limits this request: no request rate to count.
     if (request.rate?.pending) request.rate.settle(() => undefined);
-    const slice = await this.slice(holder, request, plan.limits);
+    // A slice held with room admits at once; only a grant waits for Redis.
+    const slice = this.book.take(holder, request.estimate, this.renewedAt, this.now()) ?? (await this.grantedSlice(holder, request, plan.limits));
     if (slice === undefined) return this.exactNearLimit(holder, request);
     const now = this.now();
     if (this.book.wantsMore(holder, request.estimate, this.renewedAt, now, smallestCap(plan.limits))) {
@@ -148,7 +161,7 @@ export class LeasedAdmission implements Admission {
     // A request that must grow beyond its slice moves to the exact path under its own id.
     const exact = (requestId: string, estimate: bigint): Promise<AdmissionTicket> =>
       this.exact.admit({ requestId, key: request.key, model: request.model, estimate, stream: false, growing: requestId, ...(authorized ? { authorized } : {}), ...(endUser !== undefined ? { endUser } : {}), ...(endUserParam ? { endUserParam } : {}) });
-    return new LeasedTicket({ ledger: this.exact.parts.ticketContext.ledger, clock: this.deps.clock, flusher: this.flusher, ended, exact }, subject, slice);
+    return new LeasedTicket({ ledger: this.parts.ticketContext.ledger, clock: this.deps.clock, flusher: this.flusher, ended, exact }, subject, slice);
   }
 
   /**
@@ -216,16 +229,19 @@ export class LeasedAdmission implements Admission {
   }
 
   private get renewedAt(): number {
-    return this.exact.parts.refresher.renewedAt;
+    return this.parts.refresher.renewedAt;
   }
 
-  /** A slice of the holder with room for the request: one held, one being granted, or a new one. */
-  private async slice(holder: string, request: AdmissionRequest, limits: AdmitLimits): Promise<Slice | undefined> {
+  /**
+   * A slice of the holder with room for the request, once none it holds had the room: one
+   * being granted, or a new one.
+   */
+  private async grantedSlice(holder: string, request: AdmissionRequest, limits: AdmitLimits): Promise<Slice | undefined> {
     for (let tries = 0; tries < GRANT_TRIES; tries++) {
-      const taken = this.book.take(holder, request.estimate, this.renewedAt, this.now());
-      if (taken !== undefined) return taken;
       const pending = this.granting.get(holder) ?? this.grant(holder, request, limits);
       if ((await pending) === undefined) return undefined;
+      const taken = this.book.take(holder, request.estimate, this.renewedAt, this.now());
+      if (taken !== undefined) return taken;
     }
     return undefined;
   }
@@ -301,7 +317,7 @@ export class LeasedAdmission implements Admission {
   /** Whether Redis holds more for the key or its account than this process's slices reserve for it. */
   private async heldElsewhere(key: KeyDoc): Promise<boolean> {
     const k = this.exact.keyNames;
-    const redis = this.exact.parts.ticketContext.redis;
+    const redis = this.parts.ticketContext.redis;
     const [ofKey, ofAccount] = await Promise.all([redis.hget(k.keyHeld(key.account_id), key._id), redis.get(k.heldTotal(key.account_id))]);
     let mineOfKey = 0n;
     let mineOfAccount = 0n;
@@ -341,7 +357,7 @@ export class LeasedAdmission implements Admission {
 
   /** Retires this process's slices of an account and shrinks each to what its running requests hold. */
   private async handBack(accountId: string): Promise<void> {
-    const { ticketContext, epoch } = this.exact.parts;
+    const { ticketContext, epoch } = this.parts;
     const now = this.now();
     const slices = this.book.named(accountPrefix(accountId)).flatMap((name) => {
       this.book.goExact(name, now, EXACT_AFTER_REFUSAL_MS);
@@ -378,13 +394,13 @@ export class LeasedAdmission implements Admission {
   private follow(slice: Slice): void {
     const { accountId, keyId, endUser } = slice.owner;
     const lease = { requestId: slice.id, accountId, keyId, endUser: endUser || undefined, held: slice.size, stream: false };
-    this.exact.parts.refresher.track({ ...lease, deadline: Number.MAX_SAFE_INTEGER, ttlMs: this.deps.slices.ttlMs });
+    this.parts.refresher.track({ ...lease, deadline: Number.MAX_SAFE_INTEGER, ttlMs: this.deps.slices.ttlMs });
   }
 
   /** Hands back idle and expired slices nothing runs on, and logs a change of mode. */
   private sweep(): void {
     const now = this.now();
-    for (const slice of this.book.sweep(this.renewedAt, now, this.exact.parts.maxLeaseMs)) void this.flusher.release(slice);
+    for (const slice of this.book.sweep(this.renewedAt, now, this.parts.maxLeaseMs)) void this.flusher.release(slice);
     for (const holder of this.handingBack.keys()) if (!this.book.exact(holder, now)) this.handingBack.delete(holder);
     const mode = this.mode();
     if (mode === this.lastMode) return;

@@ -10,16 +10,22 @@ import type { ChargeOutcome, DraftLookup, RecordDraft } from '../ledger/index.js
  */
 class RecordingTicket implements AdmissionTicket {
   readonly requestId: string;
-  readonly grow: ((extra: bigint) => Promise<boolean>) | undefined;
-  readonly freeStreamSlot: (() => Promise<void>) | undefined;
 
   constructor(
     private readonly inner: AdmissionTicket,
     private readonly draft: RecordDraft,
   ) {
     this.requestId = inner.requestId;
-    this.grow = inner.grow?.bind(inner);
-    this.freeStreamSlot = inner.freeStreamSlot?.bind(inner);
+  }
+
+  // Bound when read, not when built: few requests grow or free a slot, and binding both for
+  // every request was most of what wrapping its ticket cost.
+  get grow(): ((extra: bigint) => Promise<boolean>) | undefined {
+    return this.inner.grow?.bind(this.inner);
+  }
+
+  get freeStreamSlot(): (() => Promise<void>) | undefined {
+    return this.inner.freeStreamSlot?.bind(this.inner);
   }
 
   get held(): bigint {

@@ -91,6 +91,13 @@ function parseReply(value: unknown): AdmitReply {
   return { rate: rateFigures(value[0]), reply: value.slice(1).map(String) as Reply };
 }
 
+/** What the leased path needs to know of a request (see RedisAdmission.leasePlan). */
+export interface LeasePlan {
+  readonly limits: AdmitLimits;
+  /** Every limit that applies is a budget of money (balance and spend caps). */
+  readonly moneyOnly: boolean;
+}
+
 /**
  * Admission control in Redis, shared by every web process: RPM and free-tier limits, spend
  * caps and balance with in-flight holds, and stream slots. Mirrors of MongoDB figures are
@@ -146,11 +153,20 @@ export class RedisAdmission implements Admission {
     return new DeferredRate(() => this.checkRate(key), report);
   }
 
-  async authorize(key: KeyDoc, model: CatalogModel): Promise<Authorization> {
+  /** At once when the model is free or the account's facts are cached (most requests), else once they are read. */
+  authorize(key: KeyDoc, model: CatalogModel): Authorization | Promise<Authorization> {
     if (key.role === 'management') throw managementKey();
     const allowed = key.limits.models;
     if (allowed && !allowed.includes(model.id)) throw notInAllowlist(model, allowed);
-    if (!model.doc.free_tier && (await this.tiers.isFreeTier(key.account_id))) throw notOnFreeTier(model, this.freeModels(allowed));
+    if (model.doc.free_tier) return this.authorizations.issue(key, model);
+    const facts = this.tiers.peek(key.account_id);
+    if (facts === undefined) return this.tiers.get(key.account_id).then((read) => this.authorizeFor(key, model, read));
+    return this.authorizeFor(key, model, facts);
+  }
+
+  /** The proof for a paid model, or the free tier's refusal. */
+  private authorizeFor(key: KeyDoc, model: CatalogModel, facts: AccountFacts): Authorization {
+    if (facts.freeTier) throw notOnFreeTier(model, this.freeModels(key.limits.models));
     return this.authorizations.issue(key, model);
   }
 
@@ -238,11 +254,16 @@ export class RedisAdmission implements Admission {
    * What the leased path needs to know of a request before it may admit it from a slice: the
    * limits that apply, and whether every one of them is a budget of money (balance and spend
    * caps). Request and token rates, stream-slot limits and the free tier are counted here.
-   * Throws the end-user refusals as admission does.
+   * Throws the end-user refusals as admission does. At once when the account's facts are
+   * cached (most requests), else once they are read.
    */
-  async leasePlan(request: AdmissionRequest): Promise<{ limits: AdmitLimits; moneyOnly: boolean }> {
+  leasePlan(request: AdmissionRequest): LeasePlan | Promise<LeasePlan> {
+    const facts = this.tiers.peek(request.key.account_id);
+    return facts === undefined ? this.tiers.get(request.key.account_id).then((read) => this.planFor(request, read)) : this.planFor(request, facts);
+  }
+
+  private planFor(request: AdmissionRequest, facts: AccountFacts): LeasePlan {
     const { key } = request;
-    const facts = await this.tiers.get(key.account_id);
     const limits = admitLimits(key, facts.limits, this.endUserOf(request));
     const user = limits.endUser === '' ? undefined : key.limits.end_user_limits;
     const rated = key.limits.rpm !== undefined || facts.limits.rpm !== undefined || user?.rpm !== undefined;

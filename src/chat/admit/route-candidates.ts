@@ -27,7 +27,8 @@ function tokenPrice(route: CatalogRoute): bigint {
 }
 
 /** The routes of one entry in the order the preferences ask for (stable otherwise). */
-function orderRoutes(routes: readonly CatalogRoute[], prefs: ProviderPreferences, latencies?: LatencySource): CatalogRoute[] {
+function orderRoutes(routes: readonly CatalogRoute[], prefs: ProviderPreferences, latencies?: LatencySource): readonly CatalogRoute[] {
+  if (prefs.only === undefined && prefs.ignore === undefined && prefs.sort === undefined && prefs.order === undefined && prefs.allow_fallbacks === undefined) return routes;
   let kept = routes.filter((r) => (prefs.only === undefined || prefs.only.includes(r.provider)) && !(prefs.ignore ?? []).includes(r.provider));
   if (prefs.sort === 'price') kept = [...kept].sort((a, b) => (tokenPrice(a) < tokenPrice(b) ? -1 : tokenPrice(a) > tokenPrice(b) ? 1 : 0));
   if (prefs.sort === 'latency') kept = [...kept].sort((a, b) => (latencies?.latency(a.key) ?? Infinity) - (latencies?.latency(b.key) ?? Infinity));

@@ -41,6 +41,9 @@ export interface RoutingRequest {
  * @throws GatewayError `invalid_request` naming the bad field.
  */
 export function splitRouting(body: ChatRequestBody): { body: ChatRequestBody; routing: RoutingRequest } {
+  const fields = body as unknown as Record<string, unknown>;
+  // Most requests name neither field: nothing to check or take off, and no copy of the body.
+  if (fields.models === undefined && fields.provider === undefined) return { body, routing: { models: [body.model], provider: {} } };
   const parsed = validate(routingSchema, body);
   const { models: _models, provider: _provider, ...rest } = body;
   const models = [...new Set([body.model, ...(parsed.models ?? [])])];

@@ -10,14 +10,17 @@ import type { ChatServiceDeps } from '../chat-service-deps.js';
  */
 class AttemptTicket implements AdmissionTicket {
   readonly requestId: string;
-  readonly grow: ((extra: bigint) => Promise<boolean>) | undefined;
 
   constructor(
     private readonly inner: AdmissionTicket,
     private readonly route: AdmittedRoute,
   ) {
     this.requestId = inner.requestId;
-    this.grow = inner.grow?.bind(inner);
+  }
+
+  /** Bound when read (a continued stream grows its hold), not for every attempt. */
+  get grow(): ((extra: bigint) => Promise<boolean>) | undefined {
+    return this.inner.grow?.bind(this.inner);
   }
 
   get held(): bigint {

@@ -60,15 +60,21 @@ export class ReadThroughCache<K extends string, V> {
     });
   }
 
+  /**
+   * The value `get` would answer from memory (fresh, or the last read while the store is
+   * down), without waiting; undefined when it would have to read. Most reads are hits, and an
+   * awaited hit still costs every caller up the chain a turn of the microtask queue.
+   */
+  peek(key: K): { readonly value: V } | undefined {
+    return this.store.writable ? this.cache.get(key) : this.cache.get(key, { allowStale: true });
+  }
+
   /** The cached value while fresh (or while the store is down), else one shared read. */
   async get(key: K): Promise<V> {
-    if (!this.store.writable) {
-      const last = this.cache.get(key, { allowStale: true });
-      if (last) return last.value;
-      if (this.unavailable) throw this.unavailable();
-    }
-    // A fresh entry without fetch's machinery (its options, status and promise): most gets.
-    const box = this.cache.get(key) ?? (await this.cache.fetch(key));
+    const known = this.peek(key);
+    if (known) return known.value;
+    if (!this.store.writable && this.unavailable) throw this.unavailable();
+    const box = await this.cache.fetch(key);
     if (!box) throw new Error('read-through cache read nothing');
     return box.value;
   }
