@@ -28,7 +28,7 @@ const built = new WeakMap<KeyDoc, Built>();
 /**
  * The limits that apply to a request of `key` under an account with `account` limits, for
  * the end user tagged `endUser` (if any). End-user limits apply only to a named end user.
- * The result is frozen: it may be shared by every request of the key.
+ * The result may be shared by every request of the key (its members are read-only).
  */
 export function admitLimits(key: KeyDoc, account: SharedLimits, endUser: string | undefined): AdmitLimits {
   if (endUser !== undefined) return buildLimits(key, account, endUser);
@@ -47,7 +47,7 @@ function buildLimits(key: KeyDoc, account: SharedLimits, endUser: string | undef
     if (m.window === 'lifetime') return undefined;
     return (m.scope === 'account' ? account : user)?.spend_cap?.[m.window];
   });
-  return Object.freeze({ caps: Object.freeze(caps), tpm: Object.freeze([account.tpm, key.limits.tpm, user?.tpm] as const), endUser: endUser ?? '' });
+  return { caps, tpm: [account.tpm, key.limits.tpm, user?.tpm], endUser: endUser ?? '' };
 }
 
 /** The cap of a mirror in these limits. */
@@ -57,5 +57,6 @@ export function capOf(limits: AdmitLimits, name: CapName): bigint {
 
 /** Whether any tokens-per-minute limit applies. */
 export function countsTokens(limits: AdmitLimits): boolean {
-  return limits.tpm.some((t) => t !== undefined);
+  const [account, key, user] = limits.tpm;
+  return account !== undefined || key !== undefined || user !== undefined;
 }

@@ -70,7 +70,10 @@ export async function routeCandidates(
   latencies?: LatencySource,
 ): Promise<RouteCandidate[]> {
   const entries = [primary];
-  const proofs = new Map([[primary.id, await deps.admission.authorize(key, primary)]]);
+  // Most authorizations are answered at once: awaited only when they are not.
+  const first = deps.admission.authorize(key, primary);
+  const proofs = new Map<string, Authorization>();
+  proofs.set(primary.id, first instanceof Promise ? await first : first);
   for (const [i, id] of routing.models.entries()) {
     if (i === 0) continue;
     let entry: CatalogModel;
