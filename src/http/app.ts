@@ -7,6 +7,7 @@ import { edge } from './middleware/edge.js';
 import { errorBoundary } from './middleware/error-boundary.js';
 import { jsonBody } from './middleware/json-body.js';
 import { requireContentType } from './middleware/require-content-type.js';
+import { staticRoutes } from './middleware/static-routes.js';
 import { routeFamilies, type RouteOptions } from './routes/route-families.js';
 import type { GatewayState } from './state.js';
 import { traceRequests } from './middleware/trace-requests.js';
@@ -59,7 +60,7 @@ export function createApp(deps: Deps, extensions: AppExtensions = {}): Koa<Gatew
   // Every route family, in the order route-families.ts lists them; then any extra routers.
   const routers = [...routeFamilies(deps, extensions), ...(extensions.routers ?? [])];
   for (const router of routers) {
-    app.use(router.routes());
+    app.use(staticRoutes(router));
     app.use(
       router.allowedMethods({
         throw: true,
