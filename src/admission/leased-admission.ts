@@ -97,16 +97,13 @@ export class LeasedAdmission implements Admission {
   /** The holds of requests admitted from slices and still running, by request id. */
   private readonly running = new Map<string, bigint>();
   private lastMode: AdmissionMode = 'leased';
-  /** The exact path's parts, read once: its getter builds a new object on every read. */
-  private readonly parts: RedisAdmission['parts'];
 
   constructor(
     private readonly exact: RedisAdmission,
     private readonly deps: LeasedAdmissionDeps,
   ) {
     this.book = new SliceBook(deps.slices);
-    this.parts = exact.parts;
-    const { epoch, ticketContext } = this.parts;
+    const { epoch, ticketContext } = exact.parts;
     this.flusher = new SliceFlusher(ticketContext, epoch, deps.log);
     this.sweeper = setInterval(() => this.sweep(), Math.max(25, Math.floor(deps.slices.idleMs / 2)));
     this.sweeper.unref();
@@ -161,7 +158,7 @@ export class LeasedAdmission implements Admission {
     // A request that must grow beyond its slice moves to the exact path under its own id.
     const exact = (requestId: string, estimate: bigint): Promise<AdmissionTicket> =>
       this.exact.admit({ requestId, key: request.key, model: request.model, estimate, stream: false, growing: requestId, ...(authorized ? { authorized } : {}), ...(endUser !== undefined ? { endUser } : {}), ...(endUserParam ? { endUserParam } : {}) });
-    return new LeasedTicket({ ledger: this.parts.ticketContext.ledger, clock: this.deps.clock, flusher: this.flusher, ended, exact }, subject, slice);
+    return new LeasedTicket({ ledger: this.exact.parts.ticketContext.ledger, clock: this.deps.clock, flusher: this.flusher, ended, exact }, subject, slice);
   }
 
   /**
@@ -229,7 +226,7 @@ export class LeasedAdmission implements Admission {
   }
 
   private get renewedAt(): number {
-    return this.parts.refresher.renewedAt;
+    return this.exact.parts.refresher.renewedAt;
   }
 
   /**
@@ -317,7 +314,7 @@ export class LeasedAdmission implements Admission {
   /** Whether Redis holds more for the key or its account than this process's slices reserve for it. */
   private async heldElsewhere(key: KeyDoc): Promise<boolean> {
     const k = this.exact.keyNames;
-    const redis = this.parts.ticketContext.redis;
+    const redis = this.exact.parts.ticketContext.redis;
     const [ofKey, ofAccount] = await Promise.all([redis.hget(k.keyHeld(key.account_id), key._id), redis.get(k.heldTotal(key.account_id))]);
     let mineOfKey = 0n;
     let mineOfAccount = 0n;
@@ -357,7 +354,7 @@ export class LeasedAdmission implements Admission {
 
   /** Retires this process's slices of an account and shrinks each to what its running requests hold. */
   private async handBack(accountId: string): Promise<void> {
-    const { ticketContext, epoch } = this.parts;
+    const { ticketContext, epoch } = this.exact.parts;
     const now = this.now();
     const slices = this.book.named(accountPrefix(accountId)).flatMap((name) => {
       this.book.goExact(name, now, EXACT_AFTER_REFUSAL_MS);
@@ -394,13 +391,13 @@ export class LeasedAdmission implements Admission {
   private follow(slice: Slice): void {
     const { accountId, keyId, endUser } = slice.owner;
     const lease = { requestId: slice.id, accountId, keyId, endUser: endUser || undefined, held: slice.size, stream: false };
-    this.parts.refresher.track({ ...lease, deadline: Number.MAX_SAFE_INTEGER, ttlMs: this.deps.slices.ttlMs });
+    this.exact.parts.refresher.track({ ...lease, deadline: Number.MAX_SAFE_INTEGER, ttlMs: this.deps.slices.ttlMs });
   }
 
   /** Hands back idle and expired slices nothing runs on, and logs a change of mode. */
   private sweep(): void {
     const now = this.now();
-    for (const slice of this.book.sweep(this.renewedAt, now, this.parts.maxLeaseMs)) void this.flusher.release(slice);
+    for (const slice of this.book.sweep(this.renewedAt, now, this.exact.parts.maxLeaseMs)) void this.flusher.release(slice);
     for (const holder of this.handingBack.keys()) if (!this.book.exact(holder, now)) this.handingBack.delete(holder);
     const mode = this.mode();
     if (mode === this.lastMode) return;

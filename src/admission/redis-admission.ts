@@ -114,6 +114,8 @@ export class RedisAdmission implements Admission {
   private readonly holdTtlMs: number;
   private readonly authorizations = new Authorizations();
   private readonly maxLeaseMs: number;
+  /** The parts of this admission a leased admission builds on (read on every request it admits). */
+  readonly parts: { readonly refresher: LeaseRefresher; readonly epoch: RedisEpoch; readonly ticketContext: TicketContext; readonly maxLeaseMs: number };
 
   constructor(private readonly deps: AdmissionDeps) {
     this.keys = new AdmissionKeys(deps.config.redisPrefix);
@@ -132,6 +134,7 @@ export class RedisAdmission implements Admission {
     this.refresher = new LeaseRefresher(deps.redis, this.keys, deps.clock, deps.log, timings);
     this.epoch = new RedisEpoch(deps.redis, this.keys, this.refresher, deps.log);
     this.ticketContext = { redis: deps.redis, keys: this.keys, ledger: deps.ledger, clock: deps.clock, log: deps.log, refresher: this.refresher, epoch: this.epoch, unappliedTtlMs: this.holdTtlMs * 2 };
+    this.parts = { refresher: this.refresher, epoch: this.epoch, ticketContext: this.ticketContext, maxLeaseMs: this.maxLeaseMs };
     deps.bus?.subscribe((event) => {
       if (event.type !== 'account') return;
       this.tiers.forget(event.accountId);
@@ -276,10 +279,6 @@ export class RedisAdmission implements Admission {
     return this.authorizations.honours(request);
   }
 
-  /** The parts of this admission a leased admission builds on. */
-  get parts(): { readonly refresher: LeaseRefresher; readonly epoch: RedisEpoch; readonly ticketContext: TicketContext; readonly maxLeaseMs: number } {
-    return { refresher: this.refresher, epoch: this.epoch, ticketContext: this.ticketContext, maxLeaseMs: this.maxLeaseMs };
-  }
 
   /** Redis key names of admission state, in the current generation (tests and tools). */
   get keyNames(): AdmissionKeys {

@@ -90,6 +90,20 @@ describe('limits of a request', () => {
     expect(anonymous.endUser).toBe('');
   });
 
+  it('reuses the limits of a key record under the same account limits, and builds them again for a new read of either', () => {
+    const account = { spend_cap: { day: 5n } };
+    const first = admitLimits(key, account, undefined);
+    expect(admitLimits(key, account, undefined)).toBe(first);
+    // Another read of the account's limits, even an equal one, is another object: built again, from it.
+    const reread = admitLimits(key, { spend_cap: { day: 6n } }, undefined);
+    expect(reread).not.toBe(first);
+    expect(reread.caps[4]).toBe(6n);
+    const rereadKey = { ...key, limits: { ...key.limits, spend_cap: { day: 4n } } } as KeyDoc;
+    expect(admitLimits(rereadKey, account, undefined).caps[1]).toBe(4n);
+    // A named end user's limits are the request's own.
+    expect(admitLimits(key, account, 'tag')).not.toBe(admitLimits(key, account, 'tag'));
+  });
+
   it('names the end user from the header, else the endpoint field', () => {
     expect(endUserOf('/v1/chat/completions', undefined, { user: 'u1' })).toEqual({ id: 'u1', param: 'user' });
     expect(endUserOf('/v1/messages', undefined, { metadata: { user_id: 'u2' } })).toEqual({ id: 'u2', param: 'metadata.user_id' });

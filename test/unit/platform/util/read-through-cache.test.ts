@@ -115,4 +115,32 @@ describe('ReadThroughCache', () => {
     cache.forget('a');
     await expect(cache.get('a')).rejects.toThrow('store down');
   });
+
+  it('peeks at what a get would answer from memory, and nothing it would have to read', async () => {
+    const store = gatedStore(() => null);
+    const cache = new ReadThroughCache({ load: store.load, ttlMs: 1_000, max: 10 });
+    expect(cache.peek('a')).toBeUndefined();
+    const read = cache.get('a');
+    await pass(0);
+    // A read in flight is not an answer yet.
+    expect(cache.peek('a')).toBeUndefined();
+    store.release();
+    await read;
+    // null is a value: boxed, so a peek tells it from a miss.
+    expect(cache.peek('a')).toEqual({ value: null });
+    await pass(1_001);
+    expect(cache.peek('a')).toBeUndefined();
+    store.writable = false;
+    const down = new ReadThroughCache({ load: store.load, ttlMs: 1_000, max: 10, store });
+    store.writable = true;
+    const last = down.get('b');
+    await pass(0);
+    store.release();
+    await last;
+    store.writable = false;
+    await pass(5_000);
+    // While the store is down the last value read is still the answer, past its TTL.
+    expect(down.peek('b')).toEqual({ value: null });
+    expect(store.reads).toBe(2);
+  });
 });
