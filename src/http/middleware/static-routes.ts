@@ -3,6 +3,8 @@ import type { Middleware } from 'koa';
 import compose from 'koa-compose';
 import type { GatewayState } from '../state.js';
 
+type Layer = Router<GatewayState>['stack'][number];
+
 /** What the router leaves on a context for a matched route, as far as Farebox reads it. */
 interface RoutedContext {
   _matchedRoute?: string;
@@ -13,12 +15,12 @@ interface RoutedContext {
 /** One route on a fixed path: its layer and its middleware composed once. */
 interface StaticRoute {
   readonly path: string;
-  readonly layer: Router<GatewayState>['stack'][number];
+  readonly layer: Layer;
   readonly chain: Middleware<GatewayState>;
 }
 
 /** Whether a layer's path is fixed: no parameter, wildcard or optional part. */
-function isFixed(layer: Router<GatewayState>['stack'][number]): layer is Router<GatewayState>['stack'][number] & { path: string } {
+function isFixed(layer: Layer): layer is Layer & { path: string } {
   return layer.methods.length > 0 && typeof layer.path === 'string' && layer.paramNames.length === 0 && !/[:*(){}?]/.test(layer.path);
 }
 
