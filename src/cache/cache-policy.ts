@@ -27,15 +27,15 @@ interface Directives {
   maxAge: number | undefined;
 }
 
-/** Reads `no-cache`, `no-store` and `max-age=N` from a Cache-Control-style header. */
 /** What a request without the header asks: nothing. */
 const NO_DIRECTIVES: Directives = Object.freeze({ noCache: false, noStore: false, maxAge: undefined });
 
+/** Reads `no-cache`, `no-store` and `max-age=N` from a Cache-Control-style header. */
 function directives(header: string | undefined): Directives {
   // Most requests send neither header: nothing to split and lower-case.
   if (!header) return NO_DIRECTIVES;
   const found: Directives = { noCache: false, noStore: false, maxAge: undefined };
-  for (const raw of (header ?? '').split(',')) {
+  for (const raw of header.split(',')) {
     const [name = '', value] = raw.trim().toLowerCase().split('=', 2);
     if (name === 'no-cache') found.noCache = true;
     // As in HTTP: the answer to this request is not kept either.
