@@ -104,12 +104,19 @@ const wildChat = fc.record(
     tools: fc.array(tool, { maxLength: 2 }),
     stop: fc.oneof(text(5), fc.array(text(5), { maxLength: 5 })),
     response_format: fc.oneof(fc.record({ type: fc.constantFrom('text', 'json_object', 'json_schema', 'x') }), anyJson),
+    // OpenRouter's routing fields: taken off the body before it goes upstream (and skipped when absent).
+    models: fc.oneof(fc.array(model, { maxLength: 10 }), fc.constant(null), anyJson),
+    provider: fc.oneof(
+      fc.record({ order: fc.array(text(12), { maxLength: 3 }), only: fc.array(text(12), { maxLength: 3 }), ignore: fc.array(text(12), { maxLength: 3 }), allow_fallbacks: fc.oneof(fc.boolean(), text(3)), sort: fc.constantFrom('price', 'latency', 'x') }, { requiredKeys: [] }),
+      fc.constant(null),
+      anyJson,
+    ),
   },
   { requiredKeys: [] },
 );
 
 /** A valid request with one field replaced by a value from the wild generator. */
-const mutatedChat = fc.tuple(validChat, wildChat, fc.constantFrom('model', 'messages', 'max_tokens', 'stream', 'temperature', 'n', 'tools', 'stop', 'response_format')).map(
+const mutatedChat = fc.tuple(validChat, wildChat, fc.constantFrom('model', 'messages', 'max_tokens', 'stream', 'temperature', 'n', 'tools', 'stop', 'response_format', 'models', 'provider')).map(
   ([valid, wild, field]) => ({ ...valid, [field]: (wild as Record<string, unknown>)[field] }),
 );
 
