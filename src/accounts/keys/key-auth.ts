@@ -1,7 +1,8 @@
 import { GatewayError } from '../../platform/errors/index.js';
 import type { Clock } from '../../billing/index.js';
 import { ReadThroughCache } from '../../platform/util/index.js';
-import { hashKey, isWellFormedKey } from './key-secret.js';
+import { KeyHashMemo } from './key-hash-memo.js';
+import { isWellFormedKey } from './key-secret.js';
 import type { KeyDoc } from './key-types.js';
 import type { KeyCollections } from './key-collections.js';
 
@@ -15,6 +16,7 @@ const INVALID = 'Invalid API key. Check the Authorization header (Bearer sk-fbx-
 export class KeyAuthenticator {
   /** Records by key hash (null: no such key). */
   private readonly records: ReadThroughCache<string, KeyDoc | null>;
+  private readonly hashes = new KeyHashMemo();
 
   constructor(
     c: KeyCollections,
@@ -36,11 +38,12 @@ export class KeyAuthenticator {
 
   /**
    * Returns the active key for a raw bearer value, or throws 401 `invalid_api_key`: at once
-   * when its record is cached (most requests), else once it is read.
+   * when its record is cached (most requests), else once it is read. `connection` (the socket
+   * the key came on) lets a key sent again on it skip hashing (see KeyHashMemo).
    */
-  authenticate(raw: string | undefined): KeyDoc | Promise<KeyDoc> {
+  authenticate(raw: string | undefined, connection?: object): KeyDoc | Promise<KeyDoc> {
     if (!raw || !isWellFormedKey(raw)) throw new GatewayError('invalid_api_key', INVALID);
-    const hash = hashKey(raw);
+    const hash = this.hashes.hashOf(raw, connection);
     const cached = this.records.peek(hash);
     return cached === undefined ? this.authenticateHash(hash) : this.active(cached.value);
   }

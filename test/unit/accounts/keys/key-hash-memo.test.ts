@@ -1,0 +1,43 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { KeyHashMemo } from '../../../../src/accounts/keys/key-hash-memo.js';
+import { hashKey, mintSecret } from '../../../../src/accounts/keys/key-secret.js';
+
+describe('key hashes remembered per connection', () => {
+  it('answers every key on every connection with its own hash, whatever came before on either', () => {
+    const keys = Array.from({ length: 4 }, () => mintSecret().raw);
+    // Keys one character apart from another key, at its start, middle and end.
+    const near = keys.flatMap((raw) => [0, 25, 49].map((i) => raw.slice(0, i) + (raw[i] === 'A' ? 'B' : 'A') + raw.slice(i + 1)));
+    const all = [...keys, ...near];
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: all.length - 1 })), { maxLength: 60 }), (sends) => {
+        const memo = new KeyHashMemo();
+        const connections = [{}, {}, {}, undefined];
+        for (const [c, k] of sends) {
+          const raw = all[k] as string;
+          expect(memo.hashOf(raw, connections[c])).toBe(hashKey(raw));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('hashes a key again only when its connection sent a different one in between', () => {
+    const hashed: string[] = [];
+    const memo = new KeyHashMemo((raw) => {
+      hashed.push(raw);
+      return hashKey(raw);
+    });
+    const [one, other] = [{}, {}];
+    const [a, b] = [mintSecret().raw, mintSecret().raw];
+    const first = memo.hashOf(a, one);
+    // Same content, another string: the memo compares contents.
+    expect(memo.hashOf(`${a.slice(0, 10)}${a.slice(10)}`, one)).toBe(first);
+    expect(hashed).toEqual([a]);
+    expect(memo.hashOf(a, other)).toBe(first);
+    expect(memo.hashOf(b, one)).toBe(hashKey(b));
+    expect(memo.hashOf(a, one)).toBe(first);
+    expect(memo.hashOf(a, undefined)).toBe(first);
+    expect(hashed).toEqual([a, a, b, a, a]);
+  });
+});
