@@ -22,9 +22,11 @@ const RETRY_MS = 250;
  * meanwhile, so no cap or balance is ever looser for it; only the mirrors show the spend this
  * much later. Each call is a socket write whose system call runs much of Redis's side of
  * loopback too: at 20 ms a web at a few hundred chats a second sent one call for every three
- * charges, and those writes were a third of its admission CPU.
+ * charges, and those writes were a third of its admission CPU; at 100 ms what was left of the call
+ * (its write, building it and reading its reply) was still a fifth. A call carries at most
+ * CHARGES_PER_CALL charges, so a busier web sends more calls, not longer ones.
  */
-const GATHER_MS = 100;
+const GATHER_MS = 300;
 
 /**
  * Carries what slices settle to Redis off the request's path: each charge (already durable in
