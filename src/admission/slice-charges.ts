@@ -22,10 +22,10 @@ function keyScopeOf(c: SliceCharge): KeyScope {
   return { accountId: key.account_id, keyId: key._id, requestId, at: c.at, endUser: endUserTag, spendTracked: trackedMirrors(c.scope).spendTracked };
 }
 
-/** A charge's figures as the script reads them: one argument, space-separated (see apply-slice-charges-38.lua). */
+/** A charge as the script reads it: its request id and figures in one argument, space-separated (see apply-slice-charges-38.lua). */
 function figuresOf(c: SliceCharge): string {
   const { charged, cost, seq } = c.outcome;
-  return `${charged} ${cost} ${c.at.getTime()} ${seq ?? ''} ${c.shrink}`;
+  return `${c.scope.requestId} ${charged} ${cost} ${c.at.getTime()} ${seq ?? ''} ${c.shrink}`;
 }
 
 /**
@@ -56,7 +56,7 @@ function applyBatch(ctx: Ctx, batch: readonly SliceCharge[]): Promise<unknown> {
   const args: Array<string | number> = [APPLIED_TTL_MS, ctx.unappliedTtlMs, ...trackedMirrors(first.scope).tracked];
   for (const c of batch) {
     keys.push(ctx.keys.applied(scope.accountId, c.scope.requestId));
-    args.push(c.scope.requestId, figuresOf(c));
+    args.push(figuresOf(c));
   }
   return runScript(ctx.redis, 'apply-slice-charges', keys, args);
 }

@@ -2,7 +2,6 @@ import { GatewayError } from '../../platform/errors/index.js';
 import type { Clock } from '../../billing/index.js';
 import { ReadThroughCache } from '../../platform/util/index.js';
 import { KeyHashMemo } from './key-hash-memo.js';
-import { isWellFormedKey } from './key-secret.js';
 import type { KeyDoc } from './key-types.js';
 import type { KeyCollections } from './key-collections.js';
 
@@ -42,8 +41,8 @@ export class KeyAuthenticator {
    * the key came on) lets a key sent again on it skip hashing (see KeyHashMemo).
    */
   authenticate(raw: string | undefined, connection?: object): KeyDoc | Promise<KeyDoc> {
-    if (!raw || !isWellFormedKey(raw)) throw new GatewayError('invalid_api_key', INVALID);
-    const hash = this.hashes.hashOf(raw, connection);
+    const hash = raw ? this.hashes.hashOf(raw, connection) : undefined;
+    if (hash === undefined) throw new GatewayError('invalid_api_key', INVALID);
     const cached = this.records.peek(hash);
     return cached === undefined ? this.authenticateHash(hash) : this.active(cached.value);
   }

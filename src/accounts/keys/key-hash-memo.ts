@@ -1,4 +1,4 @@
-import { hashKey } from './key-secret.js';
+import { hashKey, isWellFormedKey } from './key-secret.js';
 
 /** The key a connection sent last, and its hash. */
 interface Sent {
@@ -6,7 +6,7 @@ interface Sent {
   readonly hash: string;
 }
 
-/** Compares two strings in time that depends on their length only (both are well-formed keys, of one length). */
+/** Compares two strings in time that depends on their length only (a key's length is fixed). */
 function sameKey(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;
@@ -26,12 +26,16 @@ export class KeyHashMemo {
 
   constructor(private readonly hash: (raw: string) => string = hashKey) {}
 
-  /** The hash of `raw`, computed once per run of the same key on `connection`. */
-  hashOf(raw: string, connection: object | undefined): string {
-    if (connection === undefined) return this.hash(raw);
-    const last = this.sent.get(connection);
+  /**
+   * The hash of `raw`, computed once per run of the same key on `connection`; undefined when
+   * `raw` does not have a key's shape (a key sent again was checked when it was first sent).
+   */
+  hashOf(raw: string, connection: object | undefined): string | undefined {
+    const last = connection === undefined ? undefined : this.sent.get(connection);
     if (last !== undefined && sameKey(last.raw, raw)) return last.hash;
+    if (!isWellFormedKey(raw)) return undefined;
     const hash = this.hash(raw);
+    if (connection === undefined) return hash;
     this.sent.set(connection, { raw, hash });
     return hash;
   }

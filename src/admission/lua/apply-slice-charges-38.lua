@@ -10,23 +10,22 @@
 -- KEYS: mirrors ×11 (FINISH's order), holds, holdinfo, held, kheld, streams, unapplied ×11,
 --       baked ×11 (same order as the mirrors), then each charge's applied marker
 -- ARGV: applied-marker TTL ms, unapplied TTL ms, tracked flags ×11 ('1' = mirror in use), then
---       per charge: request id, and its figures in one argument, space-separated: charged (-1 =
---       nothing charged), cost, charged at (ms), position in its account's chain ('' while
---       only spooled), slice to shrink ('' = none: it was placed again in a newer Redis
---       generation, which no longer counted the charge). One argument, not five: a batch of a
---       hundred charges is that many fewer for the web to encode and for Redis to read.
-local FIXED, FIXED_ARGS, EACH = 38, 13, 2
-local FIGURES = '^(%-?%d+) (%-?%d+) (%-?%d+) (%d*) ([%w_%-]*)$'
+--       one argument per charge, space-separated: request id, charged (-1 = nothing charged),
+--       cost, charged at (ms), position in its account's chain ('' while only spooled), slice
+--       to shrink ('' = none: it was placed again in a newer Redis generation, which no longer
+--       counted the charge). One argument, not six: a batch of sixty charges is that many fewer
+--       for the web to encode and for Redis to read.
+local FIXED, FIXED_ARGS = 38, 13
+local FIGURES = '^(%S+) (%-?%d+) (%-?%d+) (%-?%d+) (%d*) ([%w_%-]*)$'
 local n = #KEYS - FIXED
 -- Checked before anything is written: a short list would shift every charge after it, and a
 -- malformed charge would leave the batch half applied.
-if #ARGV ~= FIXED_ARGS + n * EACH then return redis.error_reply('APPLY_SLICE_CHARGES: ' .. n .. ' markers, ' .. #ARGV .. ' arguments') end
+if #ARGV ~= FIXED_ARGS + n then return redis.error_reply('APPLY_SLICE_CHARGES: ' .. n .. ' markers, ' .. #ARGV .. ' arguments') end
 local charges = {}
 for c = 1, n do
-  local a = FIXED_ARGS + (c - 1) * EACH
-  local charged, cost, at, seq, shrink = string.match(ARGV[a + 2], FIGURES)
-  if not charged then return redis.error_reply('APPLY_SLICE_CHARGES: charge ' .. c .. ' has malformed figures') end
-  charges[c] = { ARGV[a + 1], charged, cost, at, seq, shrink }
+  local id, charged, cost, at, seq, shrink = string.match(ARGV[FIXED_ARGS + c], FIGURES)
+  if not id then return redis.error_reply('APPLY_SLICE_CHARGES: charge ' .. c .. ' has malformed figures') end
+  charges[c] = { id, charged, cost, at, seq, shrink }
 end
 for c = 1, n do
   local id, charged, cost, at, seq, shrink = unpack(charges[c])

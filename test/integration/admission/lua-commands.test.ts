@@ -56,12 +56,13 @@ describe('Lua scripts registered as commands', () => {
     expect(await redis.exists(marker)).toBe(0);
     const second = `{${prefix}}:batch:applied-2`;
     // The first charge is well formed: nothing of it may be written when the second is not.
-    const good = ['req_1', `5 5 ${Date.now()}  `];
-    for (const bad of ['5 5', '5 five 1 ', '5 5 1 2 slice 1', '5 5 1 x ']) {
-      await expect(runScript(redis, 'apply-slice-charges', [...fixed, marker, second], [...head, ...good, 'req_2', bad])).rejects.toThrow(/charge 2 has malformed figures/);
+    const good = `req_1 5 5 ${Date.now()}  `;
+    for (const bad of ['req_2 5 5', 'req_2 5 five 1 ', 'req_2 5 5 1 2 slice 1', 'req_2 5 5 1 x ', '5 5 1  ', ' 5 5 1  ']) {
+      await expect(runScript(redis, 'apply-slice-charges', [...fixed, marker, second], [...head, good, bad])).rejects.toThrow(/charge 2 has malformed figures/);
     }
+    await expect(runScript(redis, 'apply-slice-charges', [...fixed, marker, second], [...head, good])).rejects.toThrow(/2 markers, 14 arguments/);
     expect(await redis.exists(marker)).toBe(0);
-    expect(await runScript(redis, 'apply-slice-charges', [...fixed, marker], [...head, ...good])).toBe(1);
+    expect(await runScript(redis, 'apply-slice-charges', [...fixed, marker], [...head, good])).toBe(1);
     expect(await redis.exists(marker)).toBe(1);
   });
 });

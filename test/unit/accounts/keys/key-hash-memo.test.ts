@@ -1,21 +1,23 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { KeyHashMemo } from '../../../../src/accounts/keys/key-hash-memo.js';
-import { hashKey, mintSecret } from '../../../../src/accounts/keys/key-secret.js';
+import { hashKey, isWellFormedKey, mintSecret } from '../../../../src/accounts/keys/key-secret.js';
 
 describe('key hashes remembered per connection', () => {
-  it('answers every key on every connection with its own hash, whatever came before on either', () => {
+  it('answers every key on every connection with its own hash, and nothing for what is not a key, whatever came before on either', () => {
     const keys = Array.from({ length: 4 }, () => mintSecret().raw);
     // Keys one character apart from another key, at its start, middle and end.
     const near = keys.flatMap((raw) => [0, 25, 49].map((i) => raw.slice(0, i) + (raw[i] === 'A' ? 'B' : 'A') + raw.slice(i + 1)));
-    const all = [...keys, ...near];
+    // Not keys: a character outside the alphabet, one too few or too many, another prefix.
+    const malformed = keys.flatMap((raw) => [`${raw.slice(0, 30)}!${raw.slice(31)}`, raw.slice(0, -1), `${raw}A`, `sk-xxx-${raw.slice(7)}`]);
+    const all = [...keys, ...near, ...malformed];
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: all.length - 1 })), { maxLength: 60 }), (sends) => {
         const memo = new KeyHashMemo();
         const connections = [{}, {}, {}, undefined];
         for (const [c, k] of sends) {
           const raw = all[k] as string;
-          expect(memo.hashOf(raw, connections[c])).toBe(hashKey(raw));
+          expect(memo.hashOf(raw, connections[c])).toBe(isWellFormedKey(raw) ? hashKey(raw) : undefined);
         }
       }),
       { numRuns: 300 },
@@ -38,6 +40,8 @@ describe('key hashes remembered per connection', () => {
     expect(memo.hashOf(b, one)).toBe(hashKey(b));
     expect(memo.hashOf(a, one)).toBe(first);
     expect(memo.hashOf(a, undefined)).toBe(first);
+    expect(memo.hashOf(`${a}A`, one)).toBeUndefined();
+    expect(memo.hashOf(a, one)).toBe(first);
     expect(hashed).toEqual([a, a, b, a, a]);
   });
 });
