@@ -45,7 +45,8 @@ export function deferredRateLimit(admission: Pick<Admission, 'deferRate'>): Midd
       await rate.runAlone();
       throw err;
     }
-    // A handler that answered without admission still counts its request.
-    await rate.runAlone();
+    // A handler that answered without admission still counts its request. (Most requests ran
+    // it inside admission: no call and no wait for them.)
+    if (rate.pending) await rate.runAlone();
   };
 }

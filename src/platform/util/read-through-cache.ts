@@ -64,9 +64,12 @@ export class ReadThroughCache<K extends string, V> {
    * The value `get` would answer from memory (fresh, or the last read while the store is
    * down), without waiting; undefined when it would have to read. Most reads are hits, and an
    * awaited hit still costs every caller up the chain a turn of the microtask queue.
+   * lru-cache's `peek`, not its `get`: it answers the same (this cache keeps stale entries),
+   * without moving the entry up the eviction order, which an entry that lapses every `ttlMs`
+   * does not need, and a web asks several caches per request.
    */
   peek(key: K): { readonly value: V } | undefined {
-    return this.store.writable ? this.cache.get(key) : this.cache.get(key, { allowStale: true });
+    return this.store.writable ? this.cache.peek(key) : this.cache.peek(key, { allowStale: true });
   }
 
   /** The cached value while fresh (or while the store is down), else one shared read. */
