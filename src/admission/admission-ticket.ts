@@ -49,9 +49,13 @@ export interface TicketContext {
   readonly unappliedTtlMs: number;
 }
 
+/** The units that were metered (a plain object: for-in, not an array of entries per charge). */
 function definedUnits(units: BilledUnits): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [k, v] of Object.entries(units)) if (typeof v === 'number') out[k] = v;
+  for (const k in units) {
+    const v = units[k as keyof BilledUnits];
+    if (typeof v === 'number') out[k] = v;
+  }
   return out;
 }
 

@@ -166,7 +166,9 @@ export class LeaseRefresher {
     const holds = new Map<string, Array<number | string>>();
     const streams = new Map<string, Array<number | string>>();
     for (const l of leases) {
-      if (l.held > 0n) membersOf(holds, l.accountId).push(now + (l.ttlMs ?? t.holdTtlMs), l.requestId);
+      // A lease without a stream is a hold even at 0: a slice spent to its end still holds, in
+      // Redis, the charges on their way there (its lease reads its size, see LeasedAdmission).
+      if (l.held > 0n || !l.stream) membersOf(holds, l.accountId).push(now + (l.ttlMs ?? t.holdTtlMs), l.requestId);
       if (l.stream) membersOf(streams, k.streams(l.accountId, l.keyId)).push(now + t.streamTtlMs, l.requestId);
     }
     const pipeline = this.redis.pipeline();

@@ -368,7 +368,6 @@ export class LeasedAdmission implements Admission {
         const room = slice.room;
         if (room <= 0n) return;
         slice.size -= room;
-        this.follow(slice);
         const scope = { accountId, keyId: slice.owner.keyId, requestId: slice.id, at: new Date(now) };
         await runScript(ticketContext.redis, 'shrink', SCRIPT_KEYS.shrink(ticketContext.keys, scope), [slice.id, room.toString()]);
       }),
@@ -377,21 +376,36 @@ export class LeasedAdmission implements Admission {
 
   /**
    * A request admitted from `slice` ended: a retired slice with nothing left running goes back
-   * now (near a limit the exact path must see that room at once); any other follows its size.
+   * now (near a limit the exact path must see that room at once); any other is kept (its
+   * lease renews it at whatever size it has, see follow).
    */
   private async ended(slice: Slice): Promise<void> {
-    if (!(slice.retired && slice.running === 0 && this.book.remove(slice))) return this.follow(slice);
+    if (!(slice.retired && slice.running === 0 && this.book.remove(slice))) return;
     // Bounded: with Redis away the release waits for it, the request does not.
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.flusher.release(slice), new Promise((resolve) => (timer = setTimeout(resolve, HAND_BACK_WAIT_MS)))]);
     clearTimeout(timer);
   }
 
-  /** Renews the slice's hold with its own TTL, at its current size, for as long as it is held. */
+  /**
+   * Renews the slice's hold with its own TTL for as long as it is held, at the size it has when
+   * renewed or placed again: the lease reads it, so a charge or a hand-back that changes it
+   * needs no new lease.
+   */
   private follow(slice: Slice): void {
     const { accountId, keyId, endUser } = slice.owner;
-    const lease = { requestId: slice.id, accountId, keyId, endUser: endUser || undefined, held: slice.size, stream: false };
-    this.exact.parts.refresher.track({ ...lease, deadline: Number.MAX_SAFE_INTEGER, ttlMs: this.deps.slices.ttlMs });
+    this.exact.parts.refresher.track({
+      requestId: slice.id,
+      accountId,
+      keyId,
+      endUser: endUser || undefined,
+      get held() {
+        return slice.size;
+      },
+      stream: false,
+      deadline: Number.MAX_SAFE_INTEGER,
+      ttlMs: this.deps.slices.ttlMs,
+    });
   }
 
   /** Hands back idle and expired slices nothing runs on, and logs a change of mode. */

@@ -75,3 +75,33 @@ it('one tick renews every hold and stream slot still in Redis, of many requests 
     refresher.stop();
   }
 });
+
+it('renews a hold whose lease reads its size, at every size it passes through, 0 included (a slice spent to its end)', async () => {
+  const accountId = 'live';
+  let size = 9n;
+  const live: Lease = {
+    requestId: 'slice_live',
+    accountId,
+    keyId: `key_${accountId}`,
+    get held() {
+      return size;
+    },
+    stream: false,
+    deadline: NOW + 3_600_000,
+  };
+  let now = NOW;
+  const refresher = new LeaseRefresher(redis, keys, () => new Date(now), pino({ level: 'silent' }), timings);
+  try {
+    await redis.zadd(keys.holds(accountId), 1, live.requestId);
+    refresher.track(live);
+    for (const next of [4n, 0n]) {
+      size = next;
+      now += 1_000;
+      const renewed = String(now + timings.holdTtlMs);
+      await waitFor(`a renewal at size ${next}`, async () => (await redis.zscore(keys.holds(accountId), live.requestId)) === renewed, { timeoutMs: 5_000 });
+    }
+    expect(refresher.tracked()).toContain(live.requestId);
+  } finally {
+    refresher.stop();
+  }
+});
