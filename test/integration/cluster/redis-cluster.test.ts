@@ -54,7 +54,7 @@ describe('Farebox on a Redis Cluster', () => {
       epoch: ['run', 'gen', 0],
       place: ['req_1', '5', 'key_1', Date.now() + 60_000, -1, 120_000],
       shrink: ['slice_1', '5'],
-      'apply-slice-charges': [60_000, 60_000, ...Array<string>(11).fill('1'), 'req_1', `5 5 ${Date.now()}  slice_1`],
+      'apply-slice-charges': [60_000, 60_000, ...Array<string>(11).fill('1'), `req_1 5 5 ${Date.now()}  slice_1`],
     };
     // A batch script's keys beyond its fixed ones: here the applied marker of its one charge.
     const more: Partial<Record<ScriptName, (s: { accountId: string; requestId: string }) => string[]>> = {
