@@ -32,10 +32,12 @@ export const model = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...LOCAL_M
 /** A number in range, or one of the wrong kind. */
 export const maybeNumber = (min: number, max: number) => fc.oneof(fc.integer({ min, max }), fc.double({ noNaN: false }), text(8), fc.constant(null));
 
-/** A bearer key: mostly one of `allowed`, sometimes garbage or none. */
+/** A bearer key: mostly one of `allowed`, sometimes one character off one (after it on the same connection), garbage or none. */
 export function bearer(keys: FuzzKeys, allowed: readonly (keyof FuzzKeys)[]) {
+  const valid = fc.constantFrom(...allowed.map((k) => keys[k]));
   return fc.oneof(
-    { weight: 6, arbitrary: fc.constantFrom(...allowed.map((k) => keys[k])) },
+    { weight: 6, arbitrary: valid },
+    { weight: 1, arbitrary: valid.map((k) => `${k.slice(0, -1)}${k.endsWith('A') ? 'B' : 'A'}`) },
     { weight: 1, arbitrary: text(80) },
     { weight: 1, arbitrary: fc.constant(undefined) },
   );
