@@ -146,6 +146,11 @@ export class AdmissionKeys {
     return `${this.scope(accountId)}:applied:${requestId}`;
   }
 
+  /** Marks a batch of charges settled from slices that has been applied to the mirrors (idempotency). */
+  appliedBatch(accountId: string, batchId: string): string {
+    return `${this.scope(accountId)}:applied-batch:${batchId}`;
+  }
+
   /** Sliding request log of a key (RPM). */
   keyRequests(accountId: string, keyId: string): string {
     return `${this.scope(accountId)}:rpm:${keyId}`;

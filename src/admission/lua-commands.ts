@@ -6,17 +6,9 @@ import { assertOneSlot, type Redis } from '../platform/redis/index.js';
 /** The admission scripts, by name: `src/admission/lua/<name>-<number of keys>.lua`. */
 export type ScriptName = 'admit' | 'finish' | 'rate' | 'live' | 'load-mirror' | 'invalidate-mirror' | 'epoch' | 'place' | 'shrink' | 'apply-slice-charges';
 
-/**
- * Scripts that carry a batch and take one more key per item after their fixed ones (the
- * number in the file name): every key a script touches is declared, so a cluster routes it.
- */
-const MORE_KEYS: ReadonlySet<string> = new Set<ScriptName>(['apply-slice-charges']);
-
 interface Definition {
   readonly command: string;
-  /** The fixed keys; a script in MORE_KEYS takes these and more. */
   readonly numberOfKeys: number;
-  readonly moreKeys: boolean;
   readonly lua: string;
 }
 
@@ -44,7 +36,7 @@ function loadDefinitions(): ReadonlyMap<string, Definition> {
   for (const file of readdirSync(LUA_DIR)) {
     const match = /^([a-z-]+)-(\d+)\.lua$/.exec(file);
     if (!match?.[1] || !match[2]) continue;
-    found.set(match[1], { command: commandName(match[1]), numberOfKeys: Number(match[2]), moreKeys: MORE_KEYS.has(match[1]), lua: expand(file) });
+    found.set(match[1], { command: commandName(match[1]), numberOfKeys: Number(match[2]), lua: expand(file) });
   }
   return found;
 }
@@ -57,32 +49,26 @@ function loadDefinitions(): ReadonlyMap<string, Definition> {
 export function defineScripts(redis: Redis): void {
   if (registered.has(redis)) return;
   definitions ??= loadDefinitions();
-  // Without numberOfKeys, ioredis takes the count of keys as the call's first argument.
-  for (const d of definitions.values()) redis.defineCommand(d.command, d.moreKeys ? { lua: d.lua } : { numberOfKeys: d.numberOfKeys, lua: d.lua });
+  for (const d of definitions.values()) redis.defineCommand(d.command, { numberOfKeys: d.numberOfKeys, lua: d.lua });
   registered.add(redis);
 }
 
-/** Every script's name and number of (fixed) keys (for checks over all of them). */
-export function scriptDefinitions(): ReadonlyMap<string, { readonly numberOfKeys: number; readonly moreKeys: boolean; readonly lua: string }> {
+/** Every script's name and number of keys (for checks over all of them). */
+export function scriptDefinitions(): ReadonlyMap<string, { readonly numberOfKeys: number; readonly lua: string }> {
   definitions ??= loadDefinitions();
   return definitions;
 }
 
 type ScriptCommand = (...args: Array<string | number>) => Promise<unknown>;
 
-/**
- * Runs a script atomically with the given keys (all in one cluster slot) and arguments; a
- * script in MORE_KEYS takes its fixed keys and then any number more.
- */
+/** Runs a script atomically with the given keys (all in one cluster slot) and arguments. */
 export function runScript(redis: Redis, name: ScriptName, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
   defineScripts(redis);
   const d = definitions?.get(name);
   if (!d) throw new Error(`no Lua script ${name} in ${LUA_DIR}`);
-  if (d.moreKeys ? keys.length < d.numberOfKeys : keys.length !== d.numberOfKeys) {
-    throw new Error(`Lua script ${name} takes ${d.numberOfKeys}${d.moreKeys ? ' or more' : ''} keys, got ${keys.length}`);
-  }
+  if (keys.length !== d.numberOfKeys) throw new Error(`Lua script ${name} takes ${d.numberOfKeys} keys, got ${keys.length}`);
   assertOneSlot(`Lua script ${name}`, keys);
   const command = (redis as unknown as Record<string, ScriptCommand>)[d.command];
   if (!command) throw new Error(`Lua script ${name} is not registered`);
-  return d.moreKeys ? command.call(redis, keys.length, ...keys, ...args) : command.call(redis, ...keys, ...args);
+  return command.call(redis, ...keys, ...args);
 }

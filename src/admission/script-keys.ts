@@ -9,7 +9,7 @@ const DAY_MS = 86_400_000;
 export interface KeyScope {
   readonly accountId: string;
   readonly keyId: string;
-  /** The request whose hold or charge it is (FINISH's applied marker). */
+  /** The request whose hold or charge it is (FINISH's applied marker); for APPLY_SLICE_CHARGES, the batch's id. */
   readonly requestId: string;
   /** The time the periods (day, week, month) are taken from. */
   readonly at: Date;
@@ -67,8 +67,8 @@ function besideMirrors(k: AdmissionKeys, accountId: string, mirrors: readonly st
 }
 
 /**
- * What the fixed KEYS of APPLY_SLICE_CHARGES of a scope depend on, once the account's Redis
- * generation is fixed: its account, key and end user, which spend mirrors it tracks, and the
+ * What the KEYS of APPLY_SLICE_CHARGES of a scope depend on but for the batch's marker, once the
+ * account's Redis generation is fixed: its account, key and end user, which spend mirrors it tracks, and the
  * UTC day of `at` when it tracks a calendar mirror (each period follows from it). Two scopes
  * with the same signature name the same keys, so their charges can share one call.
  */
@@ -111,12 +111,11 @@ export const SCRIPT_KEYS: Readonly<Record<ScriptName, (k: AdmissionKeys, s: KeyS
     const { unapplied, baked } = besideMirrors(k, a, mirrors);
     return [...mirrors, ...holdKeys(k, a), k.streams(a, s.keyId), ...tokenKeys(k, s), k.applied(a, s.requestId), ...unapplied, ...baked];
   },
-  // The fixed keys only: each charge's applied marker follows (see `chargeKeysSignature`).
   'apply-slice-charges': (k, s) => {
     const mirrors = mirrorsOf(k, s);
     const a = s.accountId;
     const { unapplied, baked } = besideMirrors(k, a, mirrors);
-    return [...mirrors, ...holdKeys(k, a), k.streams(a, s.keyId), ...unapplied, ...baked];
+    return [...mirrors, ...holdKeys(k, a), k.streams(a, s.keyId), ...unapplied, ...baked, k.appliedBatch(a, s.requestId)];
   },
   rate: (k, s) => rateKeys(k, s),
   live: (k, s) => [...holdKeys(k, s.accountId), ...rateKeys(k, s).filter((_, i) => i !== 2), k.tokens(s.accountId), k.tokenInfo(s.accountId)],

@@ -1,19 +1,17 @@
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ChargeOutcome } from '../ledger/index.js';
 import type { AdmissionKeys } from './admission-keys.js';
 import type { FinishScope, TicketContext } from './admission-ticket.js';
 import type { Slice } from './slice.js';
-import { sendSliceCharges } from './slice-charges.js';
+import { batchCharges, type ChargeBatch, sendChargeBatch, type SliceCharge } from './slice-charges.js';
 
 /** A charge settled from a slice, on its way to the mirrors. */
-interface Applied {
-  readonly scope: FinishScope;
-  readonly outcome: ChargeOutcome;
-  readonly at: Date;
+interface Applied extends SliceCharge {
   readonly slice: Slice;
-  /** The account's Redis generation when it was settled (see {@link SliceFlusher}). */
-  readonly generation: string;
 }
+
+type Batch = ChargeBatch<Applied>;
 
 /** How soon a batch that could not reach Redis is tried again. */
 const RETRY_MS = 250;
@@ -31,17 +29,21 @@ const GATHER_MS = 300;
 /**
  * Carries what slices settle to Redis off the request's path: each charge (already durable in
  * the ledger) goes to the spend and balance mirrors while its slice shrinks by the cost, as its
- * own FINISH would, idempotent by request id; the charges of one scope queued together go in
- * one script call (see sendSliceCharges). Until then the slice's hold still covers the
- * charge, so Redis never sees room that is not there. A slice handed back is released only
- * after every charge settled from it was applied. While Redis is unreachable everything waits
- * and is tried again in order. A charge settled in an older Redis generation is applied without
- * shrinking the slice: the slice was placed again in the new generation at its size by then,
- * which no longer counted that charge.
+ * own FINISH would; the charges of one scope queued together go in one script call, a batch
+ * (see batchCharges). A batch is applied once by its id, and one whose call failed (its reply
+ * may have been lost after it landed) is sent again whole, never regrouped: each charge is in
+ * one batch only. Until then the slice's hold still covers the charge, so Redis never sees room
+ * that is not there. A slice handed back is released only after every charge settled from it
+ * was applied. While Redis is unreachable everything waits and is tried again in order.
  */
 export class SliceFlusher {
   private applies: Applied[] = [];
+  /** Batches sent whose call failed, in order: sent again as they are. */
+  private batches: Batch[] = [];
   private releases: Slice[] = [];
+  /** Names this process's batches apart from every other's. */
+  private readonly process = randomBytes(6).toString('base64url');
+  private batchesMade = 0;
   private readonly released = new Map<Slice, () => void>();
   private running: Promise<void> | undefined;
   private retry: NodeJS.Timeout | undefined;
@@ -55,7 +57,9 @@ export class SliceFlusher {
 
   /** Charges and releases waiting for Redis. */
   get pending(): number {
-    return this.applies.length + this.releases.length;
+    let charges = this.applies.length;
+    for (const batch of this.batches) charges += batch.charges.length;
+    return charges + this.releases.length;
   }
 
   /** Queues a settled charge for the mirrors. */
@@ -103,12 +107,14 @@ export class SliceFlusher {
 
   /** Sends every queued charge (pipelined: no account waits for another), then the releases whose charges all landed. */
   private async flush(): Promise<void> {
-    const applies = this.applies;
-    const releases = this.releases;
+    const { applies, batches, releases } = this;
     this.applies = [];
+    this.batches = [];
     this.releases = [];
-    const failed = await this.send(applies);
-    const waiting = new Set(failed.map((a) => a.slice));
+    const failed = await this.send(applies, batches);
+    const waiting = new Set<Slice>();
+    for (const a of failed.applies) waiting.add(a.slice);
+    for (const batch of failed.batches) for (const a of batch.charges) waiting.add(a.slice);
     // A release that fails only logs: the slice is no longer renewed, so it lapses within its TTL.
     await Promise.all(
       releases.filter((slice) => !waiting.has(slice)).map(async (slice) => {
@@ -117,11 +123,13 @@ export class SliceFlusher {
         this.released.delete(slice);
       }),
     );
-    if (failed.length === 0) return;
+    if (waiting.size === 0) return;
     // In order, ahead of what arrived meanwhile.
-    this.applies = [...failed, ...this.applies];
+    this.applies = [...failed.applies, ...this.applies];
+    this.batches = [...failed.batches, ...this.batches];
     this.releases = [...releases.filter((slice) => waiting.has(slice)), ...this.releases];
-    if (failed.length > 0) this.log.warn({ charges: failed.length }, 'slice charges could not reach Redis; trying again');
+    const charges = failed.batches.reduce((sum, batch) => sum + batch.charges.length, failed.applies.length);
+    this.log.warn({ charges }, 'slice charges could not reach Redis; trying again');
     this.retry = setTimeout(() => {
       this.retry = undefined;
       this.kick(true);
@@ -129,34 +137,45 @@ export class SliceFlusher {
     this.retry.unref();
   }
 
-  /** Sends the charges, account by account; answers those that did not land, in their order. */
-  private async send(applies: Applied[]): Promise<Applied[]> {
-    const byAccount = new Map<string, Applied[]>();
-    for (const a of applies) {
-      const accountId = a.scope.key.account_id;
-      const list = byAccount.get(accountId);
-      if (list === undefined) byAccount.set(accountId, [a]);
-      else list.push(a);
-    }
-    const failed = new Set<Applied>();
-    await Promise.all(
-      [...byAccount].map(async ([accountId, list]) => {
-        for (const a of await this.sendAccount(accountId, list)) failed.add(a);
-      }),
-    );
-    return applies.filter((a) => failed.has(a));
+  /** Sends the charges and batches, account by account; answers what did not land, in order. */
+  private async send(applies: readonly Applied[], batches: readonly Batch[]): Promise<Unsent> {
+    const byAccount = new Map<string, Unsent>();
+    const of = (accountId: string): Unsent => {
+      let unsent = byAccount.get(accountId);
+      if (unsent === undefined) byAccount.set(accountId, (unsent = { applies: [], batches: [] }));
+      return unsent;
+    };
+    for (const batch of batches) of(accountOf(batch.charges[0] as Applied)).batches.push(batch);
+    for (const a of applies) of(accountOf(a)).applies.push(a);
+    const failed = await Promise.all([...byAccount].map(([accountId, unsent]) => this.sendAccount(accountId, unsent)));
+    return { applies: failed.flatMap((f) => f.applies), batches: failed.flatMap((f) => f.batches) };
   }
 
-  /** Sends one account's charges once its Redis generation is verified; answers those that did not land. */
-  private async sendAccount(accountId: string, applies: Applied[]): Promise<Applied[]> {
+  /**
+   * Sends one account's batches, then its new charges in new batches, once its Redis generation
+   * is verified; answers what did not land.
+   */
+  private async sendAccount(accountId: string, unsent: Unsent): Promise<Unsent> {
     try {
       await this.epoch.ready(accountId);
     } catch {
-      return applies;
+      return unsent;
     }
     // Read after the check and with no wait before the keys are named: the generation they carry.
     const generation = this.ctx.keys.generationOf(accountId);
-    const charges = applies.map((a) => ({ scope: a.scope, outcome: a.outcome, at: a.at, shrink: a.generation === generation ? a.slice.id : '', applied: a }));
-    return (await sendSliceCharges(this.ctx, charges)).map((c) => c.applied);
+    const batches = [...unsent.batches, ...batchCharges(unsent.applies, () => `${this.process}.${(this.batchesMade += 1)}`)];
+    const failed = new Set<Batch>();
+    await Promise.all(batches.map((batch) => sendChargeBatch(this.ctx, batch, generation).catch(() => failed.add(batch))));
+    return { applies: [], batches: batches.filter((batch) => failed.has(batch)) };
   }
+}
+
+/** What is still to reach Redis: charges not in a batch yet, and batches sent whose call failed. */
+interface Unsent {
+  readonly applies: Applied[];
+  readonly batches: Batch[];
+}
+
+function accountOf(a: Applied): string {
+  return a.scope.key.account_id;
 }

@@ -45,24 +45,30 @@ describe('Lua scripts registered as commands', () => {
 
   it('refuses a call with the wrong number of keys instead of shifting arguments into keys', () => {
     expect(() => runScript(redis, 'invalidate-mirror', ['only-one'], [60_000])).toThrow(/takes 2 keys/);
-    expect(() => runScript(redis, 'apply-slice-charges', ['only-one'], [60_000])).toThrow(/takes 38 or more keys/);
+    expect(() => runScript(redis, 'apply-slice-charges', ['only-one'], [60_000])).toThrow(/takes 39 keys/);
   });
 
-  it('a batch script takes one key per item after its fixed ones, and refuses items without their arguments, or with malformed figures, before writing', async () => {
-    const fixed = Array.from({ length: 38 }, (_, i) => `{${prefix}}:batch:${i}`);
-    const marker = `{${prefix}}:batch:applied`;
+  it('a batch of slice charges is refused whole when any line is malformed or an argument is missing, and applies once by its marker', async () => {
+    const keys = Array.from({ length: 39 }, (_, i) => `{${prefix}}:batch:${i}`);
+    const marker = keys[38] as string;
+    const held = keys[13] as string;
     const head = [60_000, 60_000, ...Array<string>(11).fill('0')];
-    await expect(runScript(redis, 'apply-slice-charges', [...fixed, marker], head)).rejects.toThrow(/1 markers, 13 arguments/);
-    expect(await redis.exists(marker)).toBe(0);
-    const second = `{${prefix}}:batch:applied-2`;
+    await redis.set(held, '200');
+    await redis.hset(keys[12] as string, 'req_1', '100:key_1', 'req_2', '100:key_1');
+    await expect(runScript(redis, 'apply-slice-charges', keys, head)).rejects.toThrow(/13 arguments, not 14/);
     // The first charge is well formed: nothing of it may be written when the second is not.
     const good = `req_1 5 5 ${Date.now()}  `;
     for (const bad of ['req_2 5 5', 'req_2 5 five 1 ', 'req_2 5 5 1 2 slice 1', 'req_2 5 5 1 x ', '5 5 1  ', ' 5 5 1  ']) {
-      await expect(runScript(redis, 'apply-slice-charges', [...fixed, marker, second], [...head, good, bad])).rejects.toThrow(/charge 2 has malformed figures/);
+      await expect(runScript(redis, 'apply-slice-charges', keys, [...head, `${good}\n${bad}`])).rejects.toThrow(/charge 2 has malformed figures/);
     }
-    await expect(runScript(redis, 'apply-slice-charges', [...fixed, marker, second], [...head, good])).rejects.toThrow(/2 markers, 14 arguments/);
     expect(await redis.exists(marker)).toBe(0);
-    expect(await runScript(redis, 'apply-slice-charges', [...fixed, marker], [...head, good])).toBe(1);
+    expect(await redis.get(held)).toBe('200');
+    const batch = [...head, `${good}\nreq_2 7 7 ${Date.now()}  `];
+    expect(await runScript(redis, 'apply-slice-charges', keys, batch)).toBe(2);
     expect(await redis.exists(marker)).toBe(1);
+    // Both requests' own holds were dropped; the same batch again changes nothing.
+    expect(await redis.get(held)).toBe('0');
+    expect(await runScript(redis, 'apply-slice-charges', keys, batch)).toBe(-1);
+    expect(await redis.get(held)).toBe('0');
   });
 });

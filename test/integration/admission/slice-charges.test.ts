@@ -17,7 +17,8 @@ import { testRedisUrl, uniqueName } from '../../setup/test-context.js';
 
 // Charges settled from slices reach Redis through SliceFlusher. Each scenario runs twice on
 // identical state, under two accounts: once as one FINISH per charge (the reference), once
-// through the flusher; the two accounts' Redis state must then be the same, key for key.
+// through the flusher; the two accounts' Redis state must then be the same, key for key, but
+// for the markers (one per request there, one per batch here).
 
 const prefix = uniqueName('slicech');
 const keys = new AdmissionKeys(prefix);
@@ -103,7 +104,7 @@ async function seedPlain(accountId: string): Promise<void> {
  * State that exercises every rule of FINISH: a balance rebuilt to head 5, a lifetime mirror
  * rebuilt from a listed window (one spooled charge baked in), a day mirror missing, an account
  * month mirror that cannot tell (dropped), an end-user mirror rebuilt to head 7; a hold and a
- * stream slot under a charge's own request id, and one charge applied before.
+ * stream slot under a charge's own request id.
  */
 async function seedMixed(accountId: string): Promise<void> {
   const m = mirrorNames(accountId);
@@ -121,7 +122,6 @@ async function seedMixed(accountId: string): Promise<void> {
   await redis.incrby(keys.heldTotal(accountId), 40);
   await redis.hincrby(keys.keyHeld(accountId), KEY, 40);
   await redis.zadd(keys.streams(accountId, KEY), Date.now() + 600_000, 'r_stray');
-  await redis.set(keys.applied(accountId, 'r_done'), '1', 'PX', 600_000);
 }
 
 const MIXED: Charge[] = [
@@ -130,9 +130,6 @@ const MIXED: Charge[] = [
   { requestId: 'r2', outcome: outcome(30n, 20n, 8) },
   // Only spooled: no chain position.
   { requestId: 'r_spooled', outcome: outcome(7n) },
-  // Replayed within the same flush.
-  { requestId: 'r1', outcome: outcome(100n, 100n, 6) },
-  { requestId: 'r_done', outcome: outcome(11n, 11n, 9) },
   { requestId: 'r_stray', outcome: outcome(40n, 40n, 10) },
   { requestId: 'r_zero', outcome: outcome(0n, 0n, 11) },
 ];
@@ -153,6 +150,20 @@ async function dump(accountId: string): Promise<Record<string, unknown>> {
     out[key.replaceAll(accountId, 'ACCOUNT')] = { type, value, expires: ttl > 0 };
   }
   return out;
+}
+
+const MARKER = /:applied(-batch)?:/;
+
+/** An account's Redis state but for the applied markers. */
+async function dumpUnmarked(accountId: string): Promise<Record<string, unknown>> {
+  return Object.fromEntries(Object.entries(await dump(accountId)).filter(([key]) => !MARKER.test(key)));
+}
+
+/** The applied markers of an account: per request (FINISH) and per batch (the flusher). */
+async function markers(accountId: string): Promise<{ requests: string[]; batches: string[] }> {
+  const found = await redis.keys(`${prefix}:*{${accountId}}*`);
+  const after = (kind: string) => found.filter((key) => key.includes(`:${kind}:`)).map((key) => key.slice(key.indexOf(`:${kind}:`) + kind.length + 2)).sort();
+  return { requests: after('applied'), batches: after('applied-batch') };
 }
 
 function flusher(): SliceFlusher {
@@ -184,7 +195,7 @@ const bigint = async (key: string) => BigInt((await redis.get(key)) ?? 'NaN');
 const heldOf = async (accountId: string, id: string) => (await redis.hget(keys.holdInfo(accountId), id))?.split(':')[0];
 
 describe('charges settled from slices, carried to Redis', () => {
-  it('two charges of one scope flushed together: each reaches every mirror once, the slice shrinks by their sum, in one script call', async () => {
+  it('two charges of one scope flushed together: each reaches every mirror once, the slice shrinks by their sum, in one script call under one marker', async () => {
     const accountId = newId('acct');
     await seedPlain(accountId);
     const f = flusher();
@@ -200,30 +211,56 @@ describe('charges settled from slices, carried to Redis', () => {
     expect(await heldOf(accountId, SLICE)).toBe(String(SLICE_SIZE - 200n));
     expect(await redis.get(keys.heldTotal(accountId))).toBe(String(SLICE_SIZE - 200n));
     expect(await redis.hget(keys.keyHeld(accountId), `${KEY}|${END_USER}`)).toBe(String(SLICE_SIZE - 200n));
-    // Replayed (same request ids, as after a retry): nothing applies twice, nothing shrinks again.
-    const before = await dump(accountId);
-    await flushTogether(f, accountId, [
-      { requestId: 'a2', outcome: outcome(80n, 80n, 7) },
-      { requestId: 'a1', outcome: outcome(120n, 120n, 6) },
-    ]);
-    expect(await dump(accountId)).toEqual(before);
+    const { requests, batches } = await markers(accountId);
+    expect(requests).toEqual([]);
+    expect(batches).toHaveLength(1);
+    expect(await redis.pttl(keys.appliedBatch(accountId, batches[0] as string))).toBeGreaterThan(3_600_000);
   });
 
-  it('leaves Redis exactly as one FINISH per charge does: positions, baked ids, missing and dropped mirrors, replays, stray holds', async () => {
+  it('a batch whose reply was lost after it landed is sent again whole, and applies once', async () => {
+    const [reference, batched] = [newId('acct'), newId('acct')];
+    await Promise.all([seedMixed(reference), seedMixed(batched)]);
+    await finishEach(reference, MIXED);
+    defineScripts(flusherRedis);
+    const target = flusherRedis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const original = target.fareboxApplySliceCharges;
+    expect(original).toBeTypeOf('function');
+    const calls: unknown[][] = [];
+    target.fareboxApplySliceCharges = async function (this: unknown, ...args: unknown[]) {
+      calls.push(args);
+      const reply = await original!.apply(this, args);
+      if (calls.length === 1) throw new Error('connection lost');
+      return reply;
+    };
+    try {
+      const f = flusher();
+      for (const c of MIXED) f.apply(scopeOf(batched, c.requestId), c.outcome, AT, sliceOf(batched));
+      await f.drain(10_000);
+      expect(f.pending).toBe(0);
+    } finally {
+      target.fareboxApplySliceCharges = original!;
+    }
+    // Sent twice, the same call both times, and landed once.
+    expect(calls).toHaveLength(2);
+    expect(calls[1]).toEqual(calls[0]);
+    expect(await dumpUnmarked(batched)).toEqual(await dumpUnmarked(reference));
+    expect((await markers(batched)).batches).toHaveLength(1);
+  });
+
+  it('leaves Redis exactly as one FINISH per charge does: positions, baked ids, missing and dropped mirrors, stray holds', async () => {
     const [reference, batched] = [newId('acct'), newId('acct')];
     await Promise.all([seedMixed(reference), seedMixed(batched)]);
     await finishEach(reference, MIXED);
     sent = [];
     await flushTogether(flusher(), batched, MIXED);
     expect(scriptCalls()).toBe(1);
-    const after = await dump(batched);
-    expect(after).toEqual(await dump(reference));
-    // What that state is: r1, r2, r_spooled, r_stray and r_zero applied once, r_done not
-    // again. The lifetime mirror took all but the spooled charge it baked in. The spooled
-    // charge, without a position, dropped the balance and end-user mirrors (rebuilt to a head
-    // only), so it and r_stray wait there as unapplied; the account's month (no rebuild state)
-    // was dropped by the first charge and the day mirror was missing: all four wait there.
-    // The slice took r1, r2, r_spooled and r_stray; the stray hold and slot are gone.
+    expect(await dumpUnmarked(batched)).toEqual(await dumpUnmarked(reference));
+    // What that state is: r1, r2, r_spooled, r_stray and r_zero applied once. The lifetime
+    // mirror took all but the spooled charge it baked in. The spooled charge, without a
+    // position, dropped the balance and end-user mirrors (rebuilt to a head only), so it and
+    // r_stray wait there as unapplied; the account's month (no rebuild state) was dropped by the
+    // first charge and the day mirror was missing: all four wait there. The slice took r1, r2,
+    // r_spooled and r_stray; the stray hold and slot are gone.
     const m = mirrorNames(batched);
     expect(await bigint(m.life)).toBe(200n + 100n + 30n + 40n);
     expect(await redis.exists(m.bal, m.month, m.day, m.user)).toBe(0);
@@ -233,7 +270,8 @@ describe('charges settled from slices, carried to Redis', () => {
     expect(await redis.get(keys.heldTotal(batched))).toBe(String(SLICE_SIZE - 177n));
     expect(await redis.hexists(keys.holdInfo(batched), 'r_stray')).toBe(0);
     expect(await redis.zscore(keys.streams(batched, KEY), 'r_stray')).toBeNull();
-    for (const id of ['r1', 'r2', 'r_spooled', 'r_stray', 'r_zero']) expect(await redis.exists(keys.applied(batched, id)), id).toBe(1);
+    expect(await markers(reference)).toEqual({ requests: ['r1', 'r2', 'r_spooled', 'r_stray', 'r_zero'], batches: [] });
+    expect((await markers(batched)).requests).toEqual([]);
   });
 
   it('a charge settled in an older Redis generation applies to the new one\'s mirrors without shrinking the slice placed again there', async () => {
@@ -257,7 +295,7 @@ describe('charges settled from slices, carried to Redis', () => {
       keys.generation = next;
       await f.drain(10_000);
       await finishEach(reference, charges, '');
-      expect(await dump(batched)).toEqual(await dump(reference));
+      expect(await dumpUnmarked(batched)).toEqual(await dumpUnmarked(reference));
       expect(await heldOf(batched, SLICE)).toBe(String(SLICE_SIZE));
       const m = mirrorNames(batched);
       expect(await redis.hget(keys.unapplied(m.bal), 'g1')).toBe(`-100:${AT.getTime()}:6`);
