@@ -105,6 +105,9 @@ export interface Admission {
    * `model_not_allowed`. Answers at once when it can (a caller awaits either).
    */
   authorize(key: KeyDoc, model: CatalogModel): Authorization | Promise<Authorization>;
-  /** Throws 403/402/429 per the error table; otherwise holds and returns a ticket. */
-  admit(request: AdmissionRequest): Promise<AdmissionTicket>;
+  /**
+   * Refuses with 403/402/429 per the error table (a rejected promise); otherwise holds and
+   * returns a ticket, at once when it can (a caller awaits either).
+   */
+  admit(request: AdmissionRequest): AdmissionTicket | Promise<AdmissionTicket>;
 }

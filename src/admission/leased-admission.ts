@@ -14,7 +14,7 @@ import { LeasedTicket } from './leased-ticket.js';
 import { runScript } from './lua-commands.js';
 import { SCRIPT_KEYS } from './script-keys.js';
 import type { RateInfo } from './rate-info.js';
-import type { AdmissionLedger, AdmissionMode, RedisAdmission } from './redis-admission.js';
+import type { AdmissionLedger, AdmissionMode, LeasePlan, RedisAdmission } from './redis-admission.js';
 import { Slice } from './slice.js';
 import { SliceBook, type SliceSettings } from './slice-book.js';
 import { SliceFlusher } from './slice-flusher.js';
@@ -122,33 +122,55 @@ export class LeasedAdmission implements Admission {
     return this.exact.authorize(key, model);
   }
 
-  async admit(request: AdmissionRequest): Promise<AdmissionTicket> {
-    if (request.model.isFree) return this.exact.admit(request);
-    if (!this.exact.isAuthorized(request)) request = { ...request, authorized: await this.exact.authorize(request.key, request.model) };
-    const planned = this.exact.leasePlan(request);
-    const plan = planned instanceof Promise ? await planned : planned;
+  /**
+   * A ticket at once when a held slice has the room (no promise, no turn of the microtask
+   * queue), else a promise; refusals always come as a rejected promise.
+   */
+  admit(request: AdmissionRequest): AdmissionTicket | Promise<AdmissionTicket> {
+    try {
+      if (request.model.isFree) return this.exact.admit(request);
+      if (!this.exact.isAuthorized(request)) return this.admitAuthorized(request);
+      const planned = this.exact.leasePlan(request);
+      return planned instanceof Promise ? planned.then((plan) => this.admitPlanned(request, plan)) : this.admitPlanned(request, planned);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private async admitAuthorized(request: AdmissionRequest): Promise<AdmissionTicket> {
+    return this.admit({ ...request, authorized: await this.exact.authorize(request.key, request.model) });
+  }
+
+  private admitPlanned(request: AdmissionRequest, plan: LeasePlan): AdmissionTicket | Promise<AdmissionTicket> {
     const holder = holderOf(request.key, plan.limits);
     if (!plan.moneyOnly) {
       this.deps.log.debug({ request_id: request.requestId }, 'admitted on the exact path');
       return this.exact.admit(request);
     }
+    const now = this.now();
     // A holder near a limit: decided as a refused slice's request is, so one that arrives after
     // the refusal also waits for the room still parked in another process's slice.
-    if (this.book.exact(holder, this.now())) return this.exactNearLimit(holder, request);
+    if (this.book.exact(holder, now)) return this.exactNearLimit(holder, request);
     if (!this.deps.ledger.canCharge()) throw chargesUnavailable();
     // Money is all that limits this request: no request rate to count.
     if (request.rate?.pending) request.rate.settle(() => undefined);
-    // A slice held with room admits at once; only a grant waits for Redis.
-    const slice = this.book.take(holder, request.estimate, this.renewedAt, this.now()) ?? (await this.grantedSlice(holder, request, plan.limits));
-    if (slice === undefined) return this.exactNearLimit(holder, request);
-    const now = this.now();
-    if (this.book.wantsMore(holder, request.estimate, this.renewedAt, now, smallestCap(plan.limits))) {
+    const slice = this.book.take(holder, request.estimate, this.renewedAt, now);
+    if (slice !== undefined) return this.fromSlice(request, plan.limits, holder, slice, now);
+    // Only a grant waits for Redis.
+    return this.grantedSlice(holder, request, plan.limits).then((granted) =>
+      granted === undefined ? this.exactNearLimit(holder, request) : this.fromSlice(request, plan.limits, holder, granted, this.now()),
+    );
+  }
+
+  /** The ticket of a request admitted from `slice`, which it has taken its hold from. */
+  private fromSlice(request: AdmissionRequest, limits: AdmitLimits, holder: string, slice: Slice, now: number): LeasedTicket {
+    if (this.book.wantsMore(holder, request.estimate, this.renewedAt, now, smallestCap(limits))) {
       // Topped up ahead of need, off this request's path.
-      void this.grant(holder, request, plan.limits)
+      void this.grant(holder, request, limits)
         .catch((err: unknown) => this.deps.log.debug({ err }, 'slice top-up failed'))
         .finally(() => this.book.grown(holder));
     }
-    const subject = { requestId: request.requestId, held: request.estimate, key: request.key, model: request.model, limits: plan.limits, endUserTag: plan.limits.endUser || undefined };
+    const subject = { requestId: request.requestId, held: request.estimate, key: request.key, model: request.model, limits, endUserTag: limits.endUser || undefined };
     this.running.set(request.requestId, request.estimate);
     const ended = (s: Slice) => {
       this.running.delete(subject.requestId);

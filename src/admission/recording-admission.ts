@@ -1,4 +1,4 @@
-import { inSpan } from '../platform/tracing/index.js';
+import { inSpan, tracingOn } from '../platform/tracing/index.js';
 import type { Admission, AdmissionTicket } from './admission-types.js';
 import { withAdmit } from './with-admit.js';
 import type { ChargeOutcome, DraftLookup, RecordDraft } from '../ledger/index.js';
@@ -51,15 +51,21 @@ class RecordingTicket implements AdmissionTicket {
  * seam sees them all without the services knowing about records. Other members pass through.
  */
 export function recordingAdmission<A extends Admission>(inner: A, drafts: DraftLookup): A {
-  const admit: Admission['admit'] = async (request) => {
-    const draft = drafts.draft(request.requestId);
-    draft?.admitted(request.model.id, request.model.doc.provider, request.stream);
-    // The end user comes from the request as the client sent it (header or body field).
-    const named = request.endUser === undefined ? draft?.endUserSource() : undefined;
-    if (draft && named?.id !== undefined) draft.endUser = named.id;
-    const admitted = named === undefined ? request : { ...request, endUser: named.id, endUserParam: named.param };
-    const ticket = await inSpan('admission', { 'farebox.request_id': request.requestId, 'gen_ai.request.model': request.model.id }, () => inner.admit(admitted));
-    return draft === undefined ? ticket : new RecordingTicket(ticket, draft);
+  const admit: Admission['admit'] = (request) => {
+    try {
+      const draft = drafts.draft(request.requestId);
+      draft?.admitted(request.model.id, request.model.doc.provider, request.stream);
+      // The end user comes from the request as the client sent it (header or body field).
+      const named = request.endUser === undefined ? draft?.endUserSource() : undefined;
+      if (draft && named?.id !== undefined) draft.endUser = named.id;
+      const admitted = named === undefined ? request : { ...request, endUser: named.id, endUserParam: named.param };
+      // A ticket given at once is passed on at once: no span to time, no promise to wait for.
+      const ticket = tracingOn() ? inSpan('admission', { 'farebox.request_id': request.requestId, 'gen_ai.request.model': request.model.id }, async () => inner.admit(admitted)) : inner.admit(admitted);
+      if (draft === undefined) return ticket;
+      return ticket instanceof Promise ? ticket.then((t) => new RecordingTicket(t, draft)) : new RecordingTicket(ticket, draft);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   };
   return withAdmit(inner, admit);
 }

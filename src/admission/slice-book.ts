@@ -187,8 +187,9 @@ export class SliceBook {
   }
 
   private noteDemand(holder: Holder, estimate: bigint, now: number): void {
-    const elapsed = Math.max(0, now - holder.demandAt) / 1000;
-    holder.recent = holder.recent * DEMAND_DECAY_PER_S ** elapsed + Number(estimate);
+    // Requests of one millisecond (most, on a busy web) decay nothing: no power to take.
+    if (now > holder.demandAt) holder.recent *= DEMAND_DECAY_PER_S ** ((now - holder.demandAt) / 1000);
+    holder.recent += Number(estimate);
     holder.demandAt = now;
   }
 }

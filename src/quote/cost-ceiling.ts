@@ -48,8 +48,8 @@ export function maxCostExceeded(request: AdmissionRequest, ceiling: bigint): Gat
  * more than it, since no charge exceeds the hold. Other members pass through.
  */
 export function ceilingAdmission<A extends Admission>(inner: A, ceilings: CeilingLookup): A {
-  // Not async: the inner admission's promise is handed on as it is, where an async wrapper
-  // returning it would cost each request two more turns of the microtask queue.
+  // Not async: the inner admission's answer (a ticket, or its promise) is handed on as it is,
+  // where an async wrapper returning it would cost each request turns of the microtask queue.
   const admit: Admission['admit'] = (request) => {
     const ceiling = ceilingOf(request, ceilings.ceiling(request.requestId));
     if (ceiling !== undefined && request.estimate > ceiling) return Promise.reject(maxCostExceeded(request, ceiling));

@@ -60,7 +60,9 @@ export async function admitChat(
   const first = routes[0] as AdmittedRoute;
   // Tokens per minute count the input held plus the output limit sent upstream (as OpenAI counts max_tokens).
   const tokens = worst.hold.promptTokens + worst.hold.completionTokens;
-  const ticket = await deps.admission.admit({ requestId, key, model: worst.model, authorized: worst.authorized, estimate: worst.hold.estimate, fit: worst.hold.fit, worstLines: holdLinesWire(worst), stream: requested.stream === true, rate, tokens });
+  const admitted = deps.admission.admit({ requestId, key, model: worst.model, authorized: worst.authorized, estimate: worst.hold.estimate, fit: worst.hold.fit, worstLines: holdLinesWire(worst), stream: requested.stream === true, rate, tokens });
+  // Most tickets come at once, from a slice this process holds: awaited only when they do not.
+  const ticket = admitted instanceof Promise ? await admitted : admitted;
   const meta = { id: completionId(requestId), created: Math.floor(deps.clock().getTime() / 1000), model: first.entryId };
   return { requestId, meta, ticket, routes };
 }

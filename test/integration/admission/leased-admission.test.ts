@@ -49,6 +49,25 @@ async function deafAndOther() {
 }
 
 describe('leased admission', () => {
+  it('answers a ticket at once from a held slice, and a refusal always as a rejected promise', async () => {
+    const gw = gws[0]!;
+    const { raw } = await accountWithKey(gw.url, 1);
+    expect((await charge(gw.url, raw, { estimate: usd(0.001), cost: usd(0.0005) })).status).toBe(200);
+    const key = await gw.deps.keyAuth.authenticate(raw);
+    const model = gw.deps.catalog.get('local/echo')!;
+    const authorized = await leased(gw).authorize(key, model);
+    const request = { requestId: `req_sync_${Date.now()}`, key, model, authorized, estimate: usd(0.001), stream: false };
+    const ticket = leased(gw).admit(request);
+    expect(ticket).not.toBeInstanceOf(Promise);
+    expect((await ticket).held).toBe(usd(0.001));
+    await (await ticket).release();
+    // A failure on the way (here a request-rate check that throws when read) is not thrown at the caller.
+    const rate = Object.defineProperty({}, 'pending', { get: () => { throw new Error('broken rate check'); } });
+    let answer: unknown;
+    expect(() => (answer = leased(gw).admit({ ...request, requestId: `${request.requestId}_2`, rate } as never))).not.toThrow();
+    await expect(answer).rejects.toThrow('broken rate check');
+  });
+
   it('admits from a held slice while Redis answers nothing: no round trip on the request\'s path', async () => {
     const gw = gws[0]!;
     const { accountId, raw } = await accountWithKey(gw.url, 1);
