@@ -38,10 +38,12 @@ export class KeyAuthenticator {
   /**
    * Returns the active key for a raw bearer value, or throws 401 `invalid_api_key`: at once
    * when its record is cached (most requests), else once it is read. `connection` (the socket
-   * the key came on) lets a key sent again on it skip hashing (see KeyHashMemo).
+   * the key came on) lets a key sent again on it skip hashing (see KeyHashMemo); `token`, when
+   * given, takes the key out of `sent` (an Authorization header), which is then not parsed again
+   * when it comes again.
    */
-  authenticate(raw: string | undefined, connection?: object): KeyDoc | Promise<KeyDoc> {
-    const hash = raw ? this.hashes.hashOf(raw, connection) : undefined;
+  authenticate(sent: string | undefined, connection?: object, token?: (sent: string) => string | undefined): KeyDoc | Promise<KeyDoc> {
+    const hash = sent ? this.hashes.hashOf(sent, connection, token) : undefined;
     if (hash === undefined) throw new GatewayError('invalid_api_key', INVALID);
     const cached = this.records.peek(hash);
     return cached === undefined ? this.authenticateHash(hash) : this.active(cached.value);

@@ -1,8 +1,8 @@
 import { hashKey, isWellFormedKey } from './key-secret.js';
 
-/** The key a connection sent last, and its hash. */
+/** What a connection sent last (a key, or the header carrying it), and the key's hash. */
 interface Sent {
-  readonly raw: string;
+  readonly sent: string;
   readonly hash: string;
 }
 
@@ -16,9 +16,10 @@ function sameKey(a: string, b: string): boolean {
 
 /**
  * Key hashes remembered per connection. A client on a keep-alive connection sends the same key
- * with every request, and hashing it was a tenth of admission's CPU. The raw key stays reachable
- * only from the connection that sent it, and only while that connection lives: no map outlives
- * it, and no other connection can learn or use it. Only the key's hash is looked up: a key
+ * (the same Authorization header) with every request, and hashing it was a tenth of admission's
+ * CPU, parsing the header another fiftieth. The raw key stays reachable only from the
+ * connection that sent it, and only while that connection lives: no map outlives it, and no
+ * other connection can learn or use it. Only the key's hash is looked up: a key
  * disabled or changed since is still refused at once through the records cache.
  */
 export class KeyHashMemo {
@@ -27,16 +28,18 @@ export class KeyHashMemo {
   constructor(private readonly hash: (raw: string) => string = hashKey) {}
 
   /**
-   * The hash of `raw`, computed once per run of the same key on `connection`; undefined when
-   * `raw` does not have a key's shape (a key sent again was checked when it was first sent).
+   * The hash of the key in `sent` (`token` takes it out: a header's value, say), computed once
+   * per run of the same `sent` on `connection`; undefined when there is none or it does not
+   * have a key's shape. Something sent again was taken apart and checked when it was first sent.
    */
-  hashOf(raw: string, connection: object | undefined): string | undefined {
+  hashOf(sent: string, connection: object | undefined, token: (sent: string) => string | undefined = (raw) => raw): string | undefined {
     const last = connection === undefined ? undefined : this.sent.get(connection);
-    if (last !== undefined && sameKey(last.raw, raw)) return last.hash;
-    if (!isWellFormedKey(raw)) return undefined;
+    if (last !== undefined && sameKey(last.sent, sent)) return last.hash;
+    const raw = token(sent);
+    if (raw === undefined || !isWellFormedKey(raw)) return undefined;
     const hash = this.hash(raw);
     if (connection === undefined) return hash;
-    this.sent.set(connection, { raw, hash });
+    this.sent.set(connection, { sent, hash });
     return hash;
   }
 }

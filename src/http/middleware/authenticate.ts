@@ -47,7 +47,7 @@ export function authenticate(keys: KeyAuthenticator, roles?: readonly KeyRole[])
   const sessionsAllowed = !roles || roles.includes('management');
   return async function authenticateMiddleware(ctx, next) {
     const fromSession = sessionsAllowed ? await sessionKey(ctx) : undefined;
-    const found = fromSession ?? keys.authenticate(bearerToken(ctx.get('authorization') || undefined), ctx.req.socket);
+    const found = fromSession ?? keys.authenticate(ctx.get('authorization') || undefined, ctx.req.socket, bearerToken);
     // A cached key is answered at once: no turn of the microtask queue for it.
     const key = found instanceof Promise ? await found : found;
     if (roles && !roles.includes(key.role)) throw ROLE_ERRORS[roles[0] ?? 'inference'];

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { KeyHashMemo } from '../../../../src/accounts/keys/key-hash-memo.js';
 import { hashKey, isWellFormedKey, mintSecret } from '../../../../src/accounts/keys/key-secret.js';
+import { bearerToken } from '../../../../src/http/middleware/authenticate.js';
 
 describe('key hashes remembered per connection', () => {
   it('answers every key on every connection with its own hash, and nothing for what is not a key, whatever came before on either', () => {
@@ -18,6 +19,26 @@ describe('key hashes remembered per connection', () => {
         for (const [c, k] of sends) {
           const raw = all[k] as string;
           expect(memo.hashOf(raw, connections[c])).toBe(isWellFormedKey(raw) ? hashKey(raw) : undefined);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('answers Authorization headers as their bearer token would be answered, whatever headers came before on the connection', () => {
+    const keys = Array.from({ length: 3 }, () => mintSecret().raw);
+    const near = keys.map((raw) => `${raw.slice(0, 20)}${raw[20] === 'A' ? 'B' : 'A'}${raw.slice(21)}`);
+    // Spellings the bearer form allows and some it does not, around keys and near-keys.
+    const spell = [(k: string) => `Bearer ${k}`, (k: string) => `bearer  ${k}`, (k: string) => `Bearer ${k} `, (k: string) => `Bearer\t${k}`, (k: string) => `Bearer ${k}x`, (k: string) => `Basic ${k}`, (k: string) => `Bearer ${k} ${k}`, (k: string) => k];
+    const headers = [...keys, ...near].flatMap((k) => spell.map((form) => form(k)));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: headers.length - 1 })), { maxLength: 60 }), (sends) => {
+        const memo = new KeyHashMemo();
+        const connections = [{}, {}, undefined];
+        for (const [c, h] of sends) {
+          const header = headers[h] as string;
+          const raw = bearerToken(header);
+          expect(memo.hashOf(header, connections[c], bearerToken)).toBe(raw !== undefined && isWellFormedKey(raw) ? hashKey(raw) : undefined);
         }
       }),
       { numRuns: 300 },
