@@ -1,9 +1,6 @@
 import type { AdmissionKeys } from './admission-keys.js';
 import type { ScriptName } from './lua-commands.js';
-import { bucketOwner, periodOf, SPEND_MIRRORS, type SpendMirror } from '../billing/index.js';
-
-/** A UTC day, ms. */
-const DAY_MS = 86_400_000;
+import { bucketOwner, periodOf, SPEND_MIRRORS, type SpendMirror, utcDayNumber } from '../billing/index.js';
 
 /** Whose admission state a script call touches. */
 export interface KeyScope {
@@ -82,7 +79,7 @@ export function chargeKeysSignature(s: Pick<KeyScope, 'accountId' | 'keyId' | 'e
   }
   // Every calendar period (day, week, month) follows from the UTC day: one division per
   // charge instead of formatting each tracked period's id.
-  const day = calendar ? Math.floor(s.at.getTime() / DAY_MS) : '';
+  const day = calendar ? utcDayNumber(s.at) : '';
   return `${s.accountId}\u0000${s.keyId}\u0000${s.endUser ?? ''}\u0000${tracked}\u0000${day}`;
 }
 

@@ -1,3 +1,4 @@
+import { utcDayNumber } from '../billing/index.js';
 import type { ChargeOutcome } from '../ledger/index.js';
 import { APPLIED_TTL_MS, type FinishScope, type TicketContext, trackedMirrors } from './admission-ticket.js';
 import { runScript } from './lua-commands.js';
@@ -43,9 +44,6 @@ function lineOf(c: SliceCharge, generation: string): string {
   return `${c.scope.requestId} ${charged} ${cost} ${c.at.getTime()} ${seq ?? ''} ${c.generation === generation ? c.slice.id : ''}`;
 }
 
-/** A UTC day, ms. */
-const DAY_MS = 86_400_000;
-
 interface Signed {
   readonly accountId: string;
   readonly keyId: string;
@@ -60,7 +58,7 @@ const signatures = new WeakMap<object, Signed>();
 /** The charge's `chargeKeysSignature`, built once per limits object and UTC day. */
 function signatureOf(c: SliceCharge): string {
   const { limits, key, endUserTag } = c.scope;
-  const day = Math.floor(c.at.getTime() / DAY_MS);
+  const day = utcDayNumber(c.at);
   const known = limits === undefined ? undefined : signatures.get(limits);
   if (known !== undefined && known.day === day && known.accountId === key.account_id && known.keyId === key._id && known.endUser === endUserTag) return known.signature;
   const signature = chargeKeysSignature(keyScopeOf(c, ''));
@@ -98,7 +96,6 @@ export function sendChargeBatch(ctx: Ctx, batch: ChargeBatch, generation: string
   const first = batch.charges[0];
   if (first === undefined) return Promise.resolve();
   const keys = SCRIPT_KEYS['apply-slice-charges'](ctx.keys, keyScopeOf(first, batch.id));
-  let lines = lineOf(first, generation);
-  for (let i = 1; i < batch.charges.length; i++) lines += `\n${lineOf(batch.charges[i] as SliceCharge, generation)}`;
+  const lines = batch.charges.map((c) => lineOf(c, generation)).join('\n');
   return runScript(ctx.redis, 'apply-slice-charges', keys, [APPLIED_TTL_MS, ctx.unappliedTtlMs, ...trackedMirrors(first.scope).tracked, lines]);
 }

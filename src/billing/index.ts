@@ -4,7 +4,7 @@
  */
 export { dataUrlDimensions, imageTokenBound } from './image-tokens.js';
 export { attoUsd, ceilAttoToNano, formatUsd, maxBig, minBig, type Nano, parsePrice, parseUsdAmount, parseUsdCap, toUsdNumber } from './money.js';
-export { type Clock, dayPeriod, monthPeriod, nextDayStart, systemClock, weekPeriod } from './periods.js';
+export { type Clock, dayPeriod, monthPeriod, nextDayStart, systemClock, utcDayNumber, weekPeriod } from './periods.js';
 export { PRICE_KEYS, type PriceKey } from './price-keys.js';
 export {
   type BilledUnits,

@@ -6,6 +6,11 @@ export const systemClock: Clock = () => new Date();
 
 const DAY_MS = 86_400_000;
 
+/** The number of the UTC day holding `at` (days since the epoch): every period follows from it. */
+export function utcDayNumber(at: Date): number {
+  return Math.floor(at.getTime() / DAY_MS);
+}
+
 /** The period ids of one UTC day, its ISO week and its month. */
 interface DayPeriods {
   readonly dayNumber: number;
@@ -21,7 +26,7 @@ let lastDay: DayPeriods | undefined;
  * request names several of them, nearly always of the same day as the one before.
  */
 function periodsOf(at: Date): DayPeriods {
-  const dayNumber = Math.floor(at.getTime() / DAY_MS);
+  const dayNumber = utcDayNumber(at);
   if (lastDay?.dayNumber === dayNumber) return lastDay;
   const iso = at.toISOString();
   lastDay = { dayNumber, day: `d:${iso.slice(0, 10)}`, week: `w:${weekStart(at).toISOString().slice(0, 10)}`, month: `m:${iso.slice(0, 7)}` };
@@ -70,8 +75,8 @@ export function nextWeekStart(at: Date): Date {
  * here rather than through `dayPeriod`, whose one remembered day is the current one.
  */
 export function dayPeriodsFrom(start: Date, at: Date): string[] {
-  const first = Math.floor(start.getTime() / DAY_MS);
-  const last = Math.floor(at.getTime() / DAY_MS);
+  const first = utcDayNumber(start);
+  const last = utcDayNumber(at);
   const days: string[] = [];
   for (let d = first; d <= last; d++) days.push(`d:${new Date(d * DAY_MS).toISOString().slice(0, 10)}`);
   return days;

@@ -19,8 +19,8 @@ function sameKey(a: string, b: string): boolean {
  * (the same Authorization header) with every request, and hashing it was a tenth of admission's
  * CPU, parsing the header another fiftieth. The raw key stays reachable only from the
  * connection that sent it, and only while that connection lives: no map outlives it, and no
- * other connection can learn or use it. Only the key's hash is looked up: a key
- * disabled or changed since is still refused at once through the records cache.
+ * other connection can learn or use it. Only the key's hash is looked up: a key disabled or
+ * changed since is still refused at once through the records cache.
  */
 export class KeyHashMemo {
   private readonly sent = new WeakMap<object, Sent>();
