@@ -18,8 +18,11 @@ export interface AdmissionRequest {
   fit?: (room: bigint) => string;
   /** The units `estimate` prices (for the quote a `max_cost_exceeded` refusal carries). */
   worstUnits?: BilledUnits;
-  /** The lines of `estimate` when they are not `worstUnits` at list prices (a chat hold). */
-  worstLines?: CostLineWire[];
+  /**
+   * The lines of `estimate` when they are not `worstUnits` at list prices (a chat hold): built
+   * only for a refusal's quote, since formatting them costs more than admitting from a slice.
+   */
+  worstLines?: () => CostLineWire[];
   /** Streams take a concurrent-stream slot. */
   stream: boolean;
   /** The request's RPM check when still pending: admission runs it first, in the same script. */

@@ -401,9 +401,12 @@ export class LeasedAdmission implements Admission {
    * now (near a limit the exact path must see that room at once); any other is kept (its
    * lease renews it at whatever size it has, see follow).
    */
-  private async ended(slice: Slice): Promise<void> {
-    if (!(slice.retired && slice.running === 0 && this.book.remove(slice))) return;
-    // Bounded: with Redis away the release waits for it, the request does not.
+  private ended(slice: Slice): Promise<void> | undefined {
+    return slice.retired && slice.running === 0 && this.book.remove(slice) ? this.handBackEnded(slice) : undefined;
+  }
+
+  /** Hands back a retired slice whose last request ended; bounded: with Redis away the release waits for it, the request does not. */
+  private async handBackEnded(slice: Slice): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.flusher.release(slice), new Promise((resolve) => (timer = setTimeout(resolve, HAND_BACK_WAIT_MS)))]);
     clearTimeout(timer);

@@ -11,8 +11,11 @@ export interface LeasedTicketContext {
   readonly ledger: TicketContext['ledger'];
   readonly clock: Clock;
   readonly flusher: SliceFlusher;
-  /** Told when the request ended, with the slice's new size; resolves once a slice handed back because of it is back. */
-  ended(slice: Slice): Promise<void>;
+  /**
+   * Told when the request ended, with the slice's new size; when that hands the slice back (it
+   * was retired), a promise of its return, else nothing to wait for.
+   */
+  ended(slice: Slice): Promise<void> | undefined;
   /** Holds `estimate` for the request on the exact path (its own hold in Redis, under every cap and the balance). */
   exact?(requestId: string, estimate: bigint): Promise<AdmissionTicket>;
 }
@@ -101,15 +104,18 @@ export class LeasedTicket implements AdmissionTicket {
   private async charge(metered: bigint, units: BilledUnits, priced: CatalogModel, detail?: SettleDetail): Promise<ChargeOutcome> {
     const at = this.ctx.clock();
     const outcome = await chargeLedger(this.ctx.ledger, { ...this.subject, held: this.heldNow }, { metered, units, priced, lines: detail?.lines, at });
-    await this.end(outcome, at);
+    // Most requests end with nothing to wait for: no turn of the microtask queue for them.
+    const handingBack = this.end(outcome, at);
+    if (handingBack !== undefined) await handingBack;
     return outcome;
   }
 
-  private async end(outcome: ChargeOutcome | undefined, at = this.ctx.clock()): Promise<void> {
-    if (this.ended) return;
+  /** Gives the hold back to the slice less the cost, once; a promise while the slice goes back because of it. */
+  private end(outcome: ChargeOutcome | undefined, at = this.ctx.clock()): Promise<void> | undefined {
+    if (this.ended) return undefined;
     this.ended = true;
     this.slice.put(this.heldNow, outcome?.cost ?? 0n);
     if (outcome !== undefined) this.ctx.flusher.apply(this.subject, outcome, at, this.slice);
-    await this.ctx.ended(this.slice);
+    return this.ctx.ended(this.slice);
   }
 }

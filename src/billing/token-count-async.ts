@@ -1,3 +1,4 @@
+import { type MaybePromise } from '../platform/util/index.js';
 import { boundBudget, boundPiece, countPiece, IMAGE_TOKENS, pieces, promptTexts, type CountedMessage } from './tokenizer.js';
 
 /**
@@ -9,8 +10,20 @@ export const YIELD_EVERY_CHARS = 16_384;
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** Sums `perPiece` over every piece of every text, yielding every YIELD_EVERY_CHARS characters. */
-export async function sumPieces(texts: readonly string[], perPiece: (piece: string) => number): Promise<number> {
+/**
+ * Sums `perPiece` over every piece of every text, yielding every YIELD_EVERY_CHARS characters:
+ * at once for texts too short to yield even once (most prompts), else as a promise.
+ */
+export function sumPieces(texts: readonly string[], perPiece: (piece: string) => number): MaybePromise<number> {
+  let chars = 0;
+  for (const text of texts) chars += text.length;
+  if (chars >= YIELD_EVERY_CHARS) return sumYielding(texts, perPiece);
+  let total = 0;
+  for (const text of texts) for (const piece of pieces(text)) total += perPiece(piece);
+  return total;
+}
+
+async function sumYielding(texts: readonly string[], perPiece: (piece: string) => number): Promise<number> {
   let total = 0;
   let since = 0;
   for (const text of texts) {
@@ -40,7 +53,7 @@ export async function promptTokenUpperBoundAsync(messages: readonly CountedMessa
 }
 
 /** `countTokens` of one text that yields to the event loop on long texts (same result). */
-export function countTokensAsync(text: string): Promise<number> {
+export async function countTokensAsync(text: string): Promise<number> {
   return sumPieces([text], countPiece);
 }
 

@@ -39,7 +39,7 @@ export async function admitHit(deps: HitDeps, request: HitRequest, entry: CacheE
   const { key, requestId, model } = request;
   const cost = hitCost(model, BigInt(entry.cost_nano));
   const authorized = await deps.admission.authorize(key, model);
-  const ticket = await deps.admission.admit({ requestId, key, model, authorized, estimate: cost, worstLines: [hitLine(cost)], stream: false, rate: request.rate, tokens: 0 });
+  const ticket = await deps.admission.admit({ requestId, key, model, authorized, estimate: cost, worstLines: () => [hitLine(cost)], stream: false, rate: request.rate, tokens: 0 });
   const draft = deps.requests?.draft(requestId);
   if (draft !== undefined) {
     draft.admitted(model.id, model.doc.provider, request.stream);

@@ -64,7 +64,8 @@ async function runOnRoutes(deps: ChatServiceDeps, admitted: AdmittedRequest, fro
 export async function runChatFront(deps: ChatServiceDeps, request: FrontRequest, channel: ClientChannel, front: ChatFront): Promise<unknown> {
   let admitted: AdmittedRequest | undefined;
   try {
-    admitted = await admitChat(deps, request.key, request.requestId, front.chatBody, request.rate, front.holdInputs?.bind(front));
+    const admitting = admitChat(deps, request.key, request.requestId, front.chatBody, request.rate, front.holdInputs?.bind(front));
+    admitted = admitting instanceof Promise ? await admitting : admitting;
     return await runOnRoutes(deps, admitted, front, channel);
   } finally {
     channel.dispose();

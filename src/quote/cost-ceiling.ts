@@ -37,7 +37,7 @@ export function ceilingOf(request: Pick<AdmissionRequest, 'key'>, own: bigint | 
 
 /** 402 `max_cost_exceeded` for a hold above its ceiling, carrying the quote of the hold. */
 export function maxCostExceeded(request: AdmissionRequest, ceiling: bigint): GatewayError {
-  const quote = { ...holdQuote(request.model, request.estimate, request.worstUnits ?? {}, request.worstLines), max_cost_usd: formatUsd(ceiling) };
+  const quote = { ...holdQuote(request.model, request.estimate, request.worstUnits ?? {}, request.worstLines?.()), max_cost_usd: formatUsd(ceiling) };
   const hint = request.fit ? ` ${request.fit(ceiling)}` : '';
   return new GatewayError('max_cost_exceeded', `This request can cost up to $${quote.hold_usd}, above its max_cost of $${quote.max_cost_usd}.${hint}`, { param: 'max_cost', extra: { quote } });
 }

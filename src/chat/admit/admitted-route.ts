@@ -1,9 +1,10 @@
 import { unitPrice } from '../../billing/index.js';
 import type { CatalogModel, CatalogRoute } from '../../catalog/index.js';
 import { GatewayError } from '../../platform/errors/index.js';
+import { andThen, type MaybePromise } from '../../platform/util/index.js';
 import type { Authorization } from '../../admission/index.js';
 import type { ChatCapability, ChatRequestBody } from '../../providers/index.js';
-import { estimateChatCostAsync, requestedOutputLimit, type ChatEstimate } from './chat-estimate.js';
+import { estimateChatCost, requestedOutputLimit, type ChatEstimate } from './chat-estimate.js';
 import { promptTokenCount, type HoldInputs } from './prompt-bound.js';
 import type { RouteTarget } from '../../routing/index.js';
 import type { RouteCandidate } from './route-candidates.js';
@@ -69,16 +70,17 @@ function requirePriced(model: CatalogModel, searches: number): void {
   }
 }
 
-/** Prepares one route: its body with the held limit, and its own worst-case hold. */
-export async function admittedRoute(candidate: RouteCandidate, requested: ChatRequestBody, holdInputs?: (providerId: string) => FrontHoldInputs): Promise<AdmittedRoute> {
+/** Prepares one route: its body with the held limit, and its own worst-case hold (a promise only for a long prompt). */
+export function admittedRoute(candidate: RouteCandidate, requested: ChatRequestBody, holdInputs?: (providerId: string) => FrontHoldInputs): MaybePromise<AdmittedRoute> {
   const { route, chat } = candidate;
   const model = route.model;
   const inputs = holdInputs?.(route.provider) ?? {};
   const webSearches = allowedSearches(model, inputs.webSearchTools ?? []);
   requirePriced(model, webSearches);
   const body = withHeldLimit(requested, model, chat);
-  const hold = await estimateChatCostAsync(body, model, chat.outputLimit?.(body), { ...inputs, webSearches });
-  let counted: Promise<number> | undefined;
-  const promptTokens = (): Promise<number> => (counted ??= inputs.unboundedParam !== undefined ? Promise.resolve(hold.promptTokens) : promptTokenCount(body, model));
-  return { entryId: candidate.entry.id, key: route.key, upstreamModel: route.upstreamModel, route, model, providerId: route.provider, chat, body, hold, promptTokens, authorized: candidate.authorized, prefill: candidate.prefill };
+  return andThen(estimateChatCost(body, model, chat.outputLimit?.(body), { ...inputs, webSearches }), (hold) => {
+    let counted: Promise<number> | undefined;
+    const promptTokens = (): Promise<number> => (counted ??= inputs.unboundedParam !== undefined ? Promise.resolve(hold.promptTokens) : promptTokenCount(body, model));
+    return { entryId: candidate.entry.id, key: route.key, upstreamModel: route.upstreamModel, route, model, providerId: route.provider, chat, body, hold, promptTokens, authorized: candidate.authorized, prefill: candidate.prefill };
+  });
 }

@@ -4,6 +4,7 @@ import type { AdmittedRoute, FrontHoldInputs } from './admitted-route.js';
 import type { ChatServiceDeps } from '../chat-service-deps.js';
 import type { CompletionMeta } from '../wire/chat-wire.js';
 import { chatWorstCase, holdLinesWire } from './chat-worst-case.js';
+import { andThen, type MaybePromise } from '../../platform/util/index.js';
 
 export type { AdmittedRoute, FrontHoldInputs, WebSearchTool } from './admitted-route.js';
 
@@ -35,7 +36,7 @@ export interface AdmittedChat extends AdmittedRoute {
 
 /** `chatcmpl-…` id derived from the request id, so responses and logs correlate. */
 export function completionId(requestId: string): string {
-  return `chatcmpl-${requestId.replace(/^req_/, '')}`;
+  return `chatcmpl-${requestId.startsWith('req_') ? requestId.slice(4) : requestId}`;
 }
 
 /**
@@ -47,23 +48,27 @@ export function completionId(requestId: string): string {
  * estimate comes after every cheap refusal and is linear in the request's size. Nothing is
  * held when any step before admission fails. A pending RPM check (`rate`) runs inside
  * admission's script; when an earlier step refuses, the caller runs it (see DeferredRate).
+ *
+ * Most requests are admitted at once, from a slice this process holds, with nothing to wait
+ * for: the admitted request comes at once then, else a promise. A refusal may be thrown at
+ * once, so the caller calls this inside its own async function.
  */
-export async function admitChat(
+export function admitChat(
   deps: ChatServiceDeps,
   key: KeyDoc,
   requestId: string,
   rawBody: unknown,
   rate?: DeferredRate,
   holdInputs?: (providerId: string) => FrontHoldInputs,
-): Promise<AdmittedRequest> {
-  const { requested, routes, worst } = await chatWorstCase(deps, key, rawBody, holdInputs);
-  const first = routes[0] as AdmittedRoute;
-  // Tokens per minute count the input held plus the output limit sent upstream (as OpenAI counts max_tokens).
-  const tokens = worst.hold.promptTokens + worst.hold.completionTokens;
-  const admitted = deps.admission.admit({ requestId, key, model: worst.model, authorized: worst.authorized, estimate: worst.hold.estimate, fit: worst.hold.fit, worstLines: holdLinesWire(worst), stream: requested.stream === true, rate, tokens });
-  // Most tickets come at once, from a slice this process holds: awaited only when they do not.
-  const ticket = admitted instanceof Promise ? await admitted : admitted;
-  const meta = { id: completionId(requestId), created: Math.floor(deps.clock().getTime() / 1000), model: first.entryId };
-  return { requestId, meta, ticket, routes };
+): MaybePromise<AdmittedRequest> {
+  return andThen(chatWorstCase(deps, key, rawBody, holdInputs), ({ requested, routes, worst }) => {
+    // Tokens per minute count the input held plus the output limit sent upstream (as OpenAI counts max_tokens).
+    const tokens = worst.hold.promptTokens + worst.hold.completionTokens;
+    const admitted = deps.admission.admit({ requestId, key, model: worst.model, authorized: worst.authorized, estimate: worst.hold.estimate, fit: worst.hold.fit, worstLines: () => holdLinesWire(worst), stream: requested.stream === true, rate, tokens });
+    return andThen(admitted, (ticket) => {
+      const meta = { id: completionId(requestId), created: Math.floor(deps.clock().getTime() / 1000), model: (routes[0] as AdmittedRoute).entryId };
+      return { requestId, meta, ticket, routes };
+    });
+  });
 }
 

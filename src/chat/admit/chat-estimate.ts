@@ -1,6 +1,7 @@
 import { ceilAttoToNano, formatUsd, holdUnitPrices, type Nano } from '../../billing/index.js';
 import type { CatalogModel, PriceKey } from '../../catalog/index.js';
 import type { ChatRequestBody } from '../../providers/index.js';
+import { andThen, type MaybePromise } from '../../platform/util/index.js';
 import { promptTokenBound, type HoldInputs } from './prompt-bound.js';
 
 /** Output limit of a model whose catalog entry has no context length. */
@@ -121,17 +122,15 @@ export interface SearchAllowance {
  * Worst-case cost of a chat request, nano-USD, for the admission hold: the bound of every
  * input it bills (see promptTokenBound), the output limit sent upstream for every choice
  * (`upstreamLimit` when the adapter sends a larger one than the client's), and the searches
- * its front door allowed. Linear in the request's size.
+ * its front door allowed. Linear in the request's size; a promise only for a prompt long
+ * enough to yield to the event loop while it is bounded.
  */
-export async function estimateChatCostAsync(
-  body: ChatRequestBody,
-  model: CatalogModel,
-  upstreamLimit = 0,
-  inputs: HoldInputs & SearchAllowance = {},
-): Promise<ChatEstimate> {
+export function estimateChatCost(body: ChatRequestBody, model: CatalogModel, upstreamLimit = 0, inputs: HoldInputs & SearchAllowance = {}): MaybePromise<ChatEstimate> {
   const choices = body.n ?? 1;
   const perChoice = completionTokensPerChoice(body, model, upstreamLimit);
-  const units: HoldUnits = { promptTokens: await promptTokenBound(body, model, inputs), completionTokens: perChoice * choices, webSearches: inputs.webSearches ?? 0 };
-  const estimate = holdCost(model, units);
-  return { ...units, perChoice, estimate, fit: (room) => describeFit(model, units, choices, estimate, room) };
+  return andThen(promptTokenBound(body, model, inputs), (promptTokens) => {
+    const units: HoldUnits = { promptTokens, completionTokens: perChoice * choices, webSearches: inputs.webSearches ?? 0 };
+    const estimate = holdCost(model, units);
+    return { ...units, perChoice, estimate, fit: (room: Nano) => describeFit(model, units, choices, estimate, room) };
+  });
 }

@@ -3,11 +3,12 @@ import { type CatalogModel, resolveModel } from '../../catalog/index.js';
 import type { KeyDoc } from '../../accounts/index.js';
 import type { ChatRequestBody } from '../../providers/index.js';
 import { validate } from '../../platform/validation/index.js';
+import { andThen, type MaybePromise } from '../../platform/util/index.js';
 import { admittedRoute, type AdmittedRoute, type FrontHoldInputs } from './admitted-route.js';
 import { holdMargin, holdParts } from './chat-estimate.js';
 import { chatRequestSchema, toChatRequestBody } from '../wire/chat-schema.js';
 import type { ChatServiceDeps } from '../chat-service-deps.js';
-import { routeCandidates } from './route-candidates.js';
+import { type RouteCandidate, routeCandidates } from './route-candidates.js';
 import { splitRouting } from './routing-request.js';
 
 /** A chat request up to its worst case: what admission holds and what a quote shows. */
@@ -25,18 +26,31 @@ export interface ChatWorstCase {
 /**
  * Validates, resolves the model, checks the key may use it, finds the routes that can serve
  * it and bounds each one's cost (DESIGN §4.4's steps before the balance). Admission and
- * `POST /v1/quote` both call this, so a quote is always the hold admission would place.
+ * `POST /v1/quote` both call this, so a quote is always the hold admission would place. At
+ * once when nothing had to wait (most requests), else a promise; a refusal may be thrown at
+ * once, so callers call it inside their own async function.
  */
-export async function chatWorstCase(deps: ChatServiceDeps, key: KeyDoc, rawBody: unknown, holdInputs?: (providerId: string) => FrontHoldInputs): Promise<ChatWorstCase> {
+export function chatWorstCase(deps: ChatServiceDeps, key: KeyDoc, rawBody: unknown, holdInputs?: (providerId: string) => FrontHoldInputs): MaybePromise<ChatWorstCase> {
   const { body: requested, routing } = splitRouting(toChatRequestBody(validate(chatRequestSchema, rawBody)));
   const model = resolveModel(deps.catalog, requested.model, 'chat');
   // Authorizes each model the request names, once (admission takes the proof).
-  const candidates = await routeCandidates(deps, key, model, routing, deps.routeHealth);
-  const routes: AdmittedRoute[] = [];
-  for (const candidate of candidates) routes.push(await admittedRoute(candidate, requested, holdInputs));
-  // The hold is the worst case over every route the request may take.
-  const worst = routes.reduce((a, b) => (b.hold.estimate > a.hold.estimate ? b : a));
-  return { requested, model, routes, worst };
+  return andThen(routeCandidates(deps, key, model, routing, deps.routeHealth), (candidates) =>
+    andThen(admittedRoutes(candidates, requested, holdInputs), (routes) => {
+      // The hold is the worst case over every route the request may take.
+      const worst = routes.reduce((a, b) => (b.hold.estimate > a.hold.estimate ? b : a));
+      return { requested, model, routes, worst };
+    }),
+  );
+}
+
+/** Each candidate prepared in turn (see admittedRoute), from `from` on, after `routes`. */
+function admittedRoutes(candidates: readonly RouteCandidate[], requested: ChatRequestBody, holdInputs: ((providerId: string) => FrontHoldInputs) | undefined, from = 0, routes: AdmittedRoute[] = []): MaybePromise<AdmittedRoute[]> {
+  for (let i = from; i < candidates.length; i++) {
+    const route = admittedRoute(candidates[i] as RouteCandidate, requested, holdInputs);
+    if (route instanceof Promise) return route.then((r) => admittedRoutes(candidates, requested, holdInputs, i + 1, [...routes, r]));
+    routes.push(route);
+  }
+  return routes;
 }
 
 /**

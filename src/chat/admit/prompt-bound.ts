@@ -10,6 +10,7 @@ import {
 } from '../../billing/index.js';
 import type { CatalogModel } from '../../catalog/index.js';
 import { GatewayError } from '../../platform/errors/index.js';
+import { andThen, type MaybePromise } from '../../platform/util/index.js';
 import type { ChatRequestBody } from '../../providers/index.js';
 
 /**
@@ -81,9 +82,9 @@ function withinContext(model: CatalogModel, tokens: number): number {
  * vendors' formulas and the overheads vendors add. No request's input exceeds the model's
  * context window, so that caps the bound; an input that cannot be sized here (`inputs`) is
  * held at the whole window, or refused when the catalog declares none. Linear in the
- * request's size, yielding to the event loop on long prompts.
+ * request's size, yielding to the event loop on long prompts (only then a promise).
  */
-export async function promptTokenBound(body: ChatRequestBody, model: CatalogModel, inputs: HoldInputs = {}): Promise<number> {
+export function promptTokenBound(body: ChatRequestBody, model: CatalogModel, inputs: HoldInputs = {}): MaybePromise<number> {
   if (inputs.unboundedParam !== undefined) {
     if (model.doc.context_length !== null) return model.doc.context_length;
     throw new GatewayError('invalid_request', `${inputs.unboundedParam} cannot be sized before the call, and this model declares no context length to hold instead`, { param: inputs.unboundedParam });
@@ -92,8 +93,7 @@ export async function promptTokenBound(body: ChatRequestBody, model: CatalogMode
   if (inputs.extraTexts !== undefined) parts.texts.push(...inputs.extraTexts);
   const budget = boundBudget();
   const perPiece = model.doc.tokenizer === 'o200k' ? (piece: string) => boundPiece(piece, budget) : anyVocabularyPieceBound;
-  const text = await sumPieces(parts.texts, perPiece);
-  return withinContext(model, parts.overhead + text + imageTokens(parts.imageUrls));
+  return andThen(sumPieces(parts.texts, perPiece), (text) => withinContext(model, parts.overhead + text + imageTokens(parts.imageUrls)));
 }
 
 /**

@@ -1,5 +1,6 @@
 import { type CatalogModel, type CatalogRoute, modelRoutes, resolveModel } from '../../catalog/index.js';
 import { GatewayError } from '../../platform/errors/index.js';
+import type { MaybePromise } from '../../platform/util/index.js';
 import type { KeyDoc } from '../../accounts/index.js';
 import type { Authorization } from '../../admission/index.js';
 import type { ChatCapability } from '../../providers/index.js';
@@ -58,23 +59,39 @@ function chatOf(deps: Pick<ChatServiceDeps, 'providers'>, provider: string): { c
  * Every route a request may take, in the order they are tried: the models in the request's
  * order (the first already resolved), each model authorized once, each model's routes ordered by the
  * provider preferences, keeping only providers that can serve chat now. Every listed model
- * must exist, be a chat model and pass the key's allowlist and free tier.
+ * must exist, be a chat model and pass the key's allowlist and free tier. At once for a
+ * request naming one model whose authorization is cached (most), else a promise.
  * @throws GatewayError 404/400/403 for a bad listed model; the first route's refusal (503)
  *   when no route can serve.
  */
-export async function routeCandidates(
+export function routeCandidates(
   deps: Pick<ChatServiceDeps, 'catalog' | 'admission' | 'providers'>,
   key: KeyDoc,
   primary: CatalogModel,
   routing: RoutingRequest,
   latencies?: LatencySource,
-): Promise<RouteCandidate[]> {
-  const entries = [primary];
-  // Most authorizations are answered at once: awaited only when they are not.
+): MaybePromise<RouteCandidate[]> {
   const first = deps.admission.authorize(key, primary);
-  const proofs = new Map<string, Authorization>();
-  proofs.set(primary.id, first instanceof Promise ? await first : first);
-  for (const [i, id] of routing.models.entries()) {
+  if (routing.models.length <= 1 && !(first instanceof Promise)) return candidatesOf(deps, [{ entry: primary, authorized: first }], routing, latencies);
+  return authorizedEntries(deps, key, primary, first, routing.models).then((entries) => candidatesOf(deps, entries, routing, latencies));
+}
+
+/** A model the request names, with the key's authorization for it. */
+interface AuthorizedEntry {
+  readonly entry: CatalogModel;
+  readonly authorized: Authorization;
+}
+
+/** The request's models, each resolved and authorized once, in its order. */
+async function authorizedEntries(
+  deps: Pick<ChatServiceDeps, 'catalog' | 'admission'>,
+  key: KeyDoc,
+  primary: CatalogModel,
+  first: MaybePromise<Authorization>,
+  models: readonly string[],
+): Promise<AuthorizedEntry[]> {
+  const entries: AuthorizedEntry[] = [{ entry: primary, authorized: await first }];
+  for (const [i, id] of models.entries()) {
     if (i === 0) continue;
     let entry: CatalogModel;
     try {
@@ -82,17 +99,21 @@ export async function routeCandidates(
     } catch (err) {
       throw err instanceof GatewayError ? new GatewayError(err.code, err.message, { param: `models.${i - 1}` }) : err;
     }
-    if (proofs.has(entry.id)) continue;
-    proofs.set(entry.id, await deps.admission.authorize(key, entry));
-    entries.push(entry);
+    if (entries.some((known) => known.entry.id === entry.id)) continue;
+    entries.push({ entry, authorized: await deps.admission.authorize(key, entry) });
   }
+  return entries;
+}
+
+/** The routes of the authorized entries whose providers can serve chat now, in order. */
+function candidatesOf(deps: Pick<ChatServiceDeps, 'providers'>, entries: readonly AuthorizedEntry[], routing: RoutingRequest, latencies?: LatencySource): RouteCandidate[] {
   const candidates: RouteCandidate[] = [];
   let refusal: GatewayError | undefined;
-  for (const entry of entries) {
+  for (const { entry, authorized } of entries) {
     for (const route of orderRoutes(modelRoutes(entry), routing.provider, latencies)) {
       const served = chatOf(deps, route.provider);
       if (served instanceof GatewayError) refusal ??= served;
-      else candidates.push({ entry, route, chat: served.chat, authorized: proofs.get(entry.id) as Authorization, prefill: route.prefill ?? served.prefill });
+      else candidates.push({ entry, route, chat: served.chat, authorized, prefill: route.prefill ?? served.prefill });
     }
   }
   if (candidates.length > 0) return candidates;

@@ -7,4 +7,5 @@ export { canonicalJson } from './canonical-json.js';
 export { newId } from './ids.js';
 export { loadCanvas, loadSharp, loadTesseract } from './load-native.js';
 export { loadPdfjs } from './load-pdfjs.js';
+export { andThen, type MaybePromise } from './maybe-promise.js';
 export { ReadThroughCache } from './read-through-cache.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { estimateChatCostAsync } from '../../../src/chat/admit/chat-estimate.js';
+import { estimateChatCost } from '../../../src/chat/admit/chat-estimate.js';
 import type { CatalogModel } from '../../../src/catalog/model-types.js';
 import type { ChatRequestBody } from '../../../src/providers/chat/chat-types.js';
 import { call, type JsonResponse } from '../../helpers/admin-client.js';
@@ -90,7 +90,7 @@ async function checkLedger(accountId: string, ok: Outcome[]): Promise<{ charged:
 
 describe.each([false, true])('100 concurrent chats against balance and caps (stream: %s)', (stream) => {
   it('admits requests only while their worst case fits the balance; the rest get 402', async () => {
-    const { estimate } = await estimateChatCostAsync(BODY, echo);
+    const { estimate } = await estimateChatCost(BODY, echo);
     const { accountId, raw } = await accountWithKey(webs[0]!.url, usdText(estimate * BigInt(ALLOWED)));
     const outcomes = await fire(raw, stream);
     const ok = outcomes.filter((o) => o.status === 200);
@@ -106,7 +106,7 @@ describe.each([false, true])('100 concurrent chats against balance and caps (str
   });
 
   it('admits requests only while their worst case fits the day cap; spend never passes it', async () => {
-    const { estimate } = await estimateChatCostAsync(BODY, echo);
+    const { estimate } = await estimateChatCost(BODY, echo);
     const cap = estimate * BigInt(ALLOWED);
     const { accountId, keyId, raw } = await accountWithKey(webs[0]!.url, 10, { limits: { spend_cap_usd: { day: usdText(cap) } } });
     const outcomes = await fire(raw, stream);
@@ -124,7 +124,7 @@ describe.each([false, true])('100 concurrent chats against balance and caps (str
 
 describe('refusals say what would fit', () => {
   it('names the largest affordable max_tokens, and that many is then admitted', async () => {
-    const { estimate } = await estimateChatCostAsync(BODY, echo);
+    const { estimate } = await estimateChatCost(BODY, echo);
     const { raw } = await accountWithKey(webs[0]!.url, usdText(estimate - 1n));
     const refused = await call(webs[0]!.url, 'POST', '/v1/chat/completions', { token: raw, body: BODY });
     expect(refused.status).toBe(402);

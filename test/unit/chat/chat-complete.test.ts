@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { completeChat } from '../../../src/chat/chat-complete.js';
-import { estimateChatCostAsync } from '../../../src/chat/admit/chat-estimate.js';
+import { estimateChatCost } from '../../../src/chat/admit/chat-estimate.js';
 import { promptTokenBound } from '../../../src/chat/admit/prompt-bound.js';
 import { anthropicMaxTokens } from '../../../src/providers/anthropic/anthropic-request.js';
 import { GatewayError } from '../../../src/platform/errors/gateway-error.js';
@@ -56,7 +56,7 @@ describe('completeChat', () => {
   });
 });
 
-describe('estimateChatCostAsync', () => {
+describe('estimateChatCost', () => {
   const messages = [{ role: 'user' as const, content: 'hello there' }];
   // Holds add a few nano-dollars so per-line rounding can never take a charge above them.
   const MARGIN = 8n;
@@ -64,7 +64,7 @@ describe('estimateChatCostAsync', () => {
   it('prices the input bound plus the requested completion limit times n', async () => {
     const body = { model: 'm', messages, max_tokens: 100, n: 2 };
     const prompt = await promptTokenBound(body, testModel());
-    const { estimate, promptTokens } = await estimateChatCostAsync(body, testModel());
+    const { estimate, promptTokens } = await estimateChatCost(body, testModel());
     expect(promptTokens).toBe(prompt);
     expect(prompt).toBeGreaterThan(countMessageTokens(messages));
     // $1/M prompt, $2/M completion: prompt×1000 + 200×2000 nano.
@@ -74,19 +74,19 @@ describe('estimateChatCostAsync', () => {
   it('holds the model output limit (its context length) when max_tokens is absent', async () => {
     const model = testModel({ context_length: 500 });
     const prompt = await promptTokenBound({ model: 'm', messages }, model);
-    const { estimate } = await estimateChatCostAsync({ model: 'm', messages }, model);
+    const { estimate } = await estimateChatCost({ model: 'm', messages }, model);
     expect(estimate).toBe(BigInt(prompt) * 1000n + 500n * 2000n + MARGIN);
   });
 
   it('holds the max_output_tokens of the catalog entry before its context length', async () => {
     const model = testModel({ context_length: 500, max_output_tokens: 50 });
     const prompt = await promptTokenBound({ model: 'm', messages }, model);
-    const { estimate } = await estimateChatCostAsync({ model: 'm', messages }, model);
+    const { estimate } = await estimateChatCost({ model: 'm', messages }, model);
     expect(estimate).toBe(BigInt(prompt) * 1000n + 50n * 2000n + MARGIN);
   });
 
   it('holds the smaller of max_tokens and max_completion_tokens, the limit that is sent', async () => {
-    const { perChoice } = await estimateChatCostAsync({ model: 'm', messages, max_tokens: 5000, max_completion_tokens: 5 }, testModel({ context_length: 10_000 }));
+    const { perChoice } = await estimateChatCost({ model: 'm', messages, max_tokens: 5000, max_completion_tokens: 5 }, testModel({ context_length: 10_000 }));
     expect(perChoice).toBe(5);
   });
 
@@ -96,7 +96,7 @@ describe('estimateChatCostAsync', () => {
     expect(upstream).toBe(2148);
     const model = testModel({ context_length: 10_000 });
     const prompt = await promptTokenBound(body, model);
-    const { estimate, completionTokens } = await estimateChatCostAsync(body, model, upstream);
+    const { estimate, completionTokens } = await estimateChatCost(body, model, upstream);
     expect(completionTokens).toBe(2148);
     expect(estimate).toBe(BigInt(prompt) * 1000n + 2148n * 2000n + MARGIN);
   });
@@ -105,7 +105,7 @@ describe('estimateChatCostAsync', () => {
     const model = testModel({ context_length: 500 });
     const body = { model: 'm', messages, max_tokens: 400 };
     const prompt = await promptTokenBound(body, model);
-    const { fit } = await estimateChatCostAsync(body, model);
+    const { fit } = await estimateChatCost(body, model);
     // Room for the input and exactly 123 completion tokens.
     expect(fit(BigInt(prompt) * 1000n + 123n * 2000n + MARGIN)).toMatch(/At most 123 max_tokens fit/);
     expect(fit(BigInt(prompt) * 1000n - 1n)).toMatch(/Not even the input fits/);

@@ -14,7 +14,7 @@ import {
   tokenUpperBound,
   truncateToTokens,
 } from '../../../src/billing/tokenizer.js';
-import { countMessageTokensAsync, countTokensAsync, promptTokenUpperBoundAsync, YIELD_EVERY_CHARS } from '../../../src/billing/token-count-async.js';
+import { countMessageTokensAsync, countTokensAsync, promptTokenUpperBoundAsync, sumPieces, YIELD_EVERY_CHARS } from '../../../src/billing/token-count-async.js';
 
 describe('tokenizer', () => {
   it('counts o200k tokens and treats special-token strings as text', () => {
@@ -134,6 +134,25 @@ describe('counting long prompts without holding the event loop', () => {
     expect(await countTokensAsync(messages[1]!.content)).toBe(countTokens(messages[1]!.content));
     // 300 K characters counted twice: other callbacks ran at least once per slice.
     expect(turns).toBeGreaterThanOrEqual(Math.floor((2 * 300_000) / YIELD_EVERY_CHARS) - 2);
+  });
+});
+
+describe('counting short prompts at once', () => {
+  it('answers a number, not a promise, below one slice of characters, with the counts the texts have', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ maxLength: 2_000 }), { maxLength: 6 }), (texts) => {
+        const summed = sumPieces(texts, countPiece);
+        expect(summed).not.toBeInstanceOf(Promise);
+        expect(summed).toBe(texts.reduce((sum, text) => sum + countTokens(text), 0));
+      }),
+    );
+  });
+
+  it('answers a promise from one slice of characters on', async () => {
+    const texts = ['a '.repeat(YIELD_EVERY_CHARS / 4), 'b '.repeat(YIELD_EVERY_CHARS / 4)];
+    const summed = sumPieces(texts, countPiece);
+    expect(summed).toBeInstanceOf(Promise);
+    expect(await summed).toBe(countTokens(texts[0]!) + countTokens(texts[1]!));
   });
 });
 
