@@ -40,6 +40,13 @@ const HAND_BACK_PAUSE_MS = 30;
 const HAND_BACK_WAIT_MS = 1_000;
 /** How many idle periods a refusal near a limit waits, at most, for a slice held elsewhere to come back. */
 const HELD_ELSEWHERE_IDLES = 3;
+/**
+ * Sweeps per idle period: an idle slice goes back within a quarter period of going idle, so a
+ * process that missed a hand-back returns its room 1¼ idle periods after it last used it.
+ */
+const SWEEPS_PER_IDLE = 4;
+/** A refusal waiting for room held elsewhere is decided again this many times per idle period. */
+const REDECIDES_PER_IDLE = 8;
 /** Tries to find room (a slice granted meanwhile, or a new one) before the exact path decides. */
 const GRANT_TRIES = 3;
 /** Refusals a slice may get that only mean "near a limit": the exact path decides the request. */
@@ -105,7 +112,7 @@ export class LeasedAdmission implements Admission {
     this.book = new SliceBook(deps.slices);
     const { epoch, ticketContext } = exact.parts;
     this.flusher = new SliceFlusher(ticketContext, epoch, deps.log);
-    this.sweeper = setInterval(() => this.sweep(), Math.max(25, Math.floor(deps.slices.idleMs / 2)));
+    this.sweeper = setInterval(() => this.sweep(), Math.max(25, Math.floor(deps.slices.idleMs / SWEEPS_PER_IDLE)));
     this.sweeper.unref();
     deps.bus?.subscribe((event) => (event.type === 'slices' ? this.handBack(event.accountId) : undefined));
   }
@@ -329,7 +336,7 @@ export class LeasedAdmission implements Admission {
       } catch (err) {
         if (!isGatewayError(err) || !NEAR_LIMIT.has(err.code) || performance.now() >= until || !(await this.heldElsewhere(request.key))) throw err;
       }
-      await sleep(Math.max(10, this.deps.slices.idleMs / 4));
+      await sleep(Math.max(10, this.deps.slices.idleMs / REDECIDES_PER_IDLE));
     }
   }
 

@@ -76,7 +76,7 @@ const schema = z
     ADMISSION: z.enum(['exact', 'leased']).default('leased'),
     SLICE_TTL_MS: int(30_000, 6_000),
     SLICE_MAX_USD: z.coerce.number().positive().max(1_000_000).default(1),
-    SLICE_IDLE_MS: int(1_000, 50),
+    SLICE_IDLE_MS: int(500, 50),
     RECEIPT_SIGNING_KEY: z.string().min(40).optional(),
     RECEIPT_KEY_ID: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/).optional(),
     RECEIPT_RETIRED_KEYS: z

@@ -127,7 +127,7 @@ describe('leased admission', () => {
       admittedAt = Date.now();
       return r.status === 200;
     }, { timeoutMs: 5_000, intervalMs: 50 });
-    // Idle for SLICE_IDLE_MS (400 ms), swept within half of it: well inside a second.
+    // Idle for SLICE_IDLE_MS (400 ms), swept within a quarter of it: well inside a second.
     expect(admittedAt - refusedAt).toBeLessThan(2_000);
   });
 
@@ -137,8 +137,8 @@ describe('leased admission', () => {
     // Slices of two holds: the deaf process spends one unit of the cap of eight.
     expect((await charge(deaf.url, raw, { estimate, cost: estimate })).status).toBe(200);
     // Its slice stays in use for half a second, costs nothing, and goes back only once idle after
-    // that (a second, plus up to half a second until the sweep): inside the three idle periods a
-    // refusal is decided again for, with a second to spare on a loaded machine.
+    // that (a second, plus up to a quarter second until the sweep): inside the three idle periods
+    // a refusal is decided again for, with over a second to spare on a loaded machine.
     const running = charge(deaf.url, raw, { estimate, cost: 0n, delay_ms: 500 });
     await waitFor('the deaf process to admit it', () => leased(deaf).slices().some((s) => s.running > 0), { timeoutMs: 5_000, intervalMs: 5 });
     const burst = await Promise.all(Array.from({ length: 7 }, () => charge(other.url, raw, { estimate, cost: estimate })));

@@ -105,7 +105,7 @@ async function rewind(snapshot: boolean) {
   const recoveryMs = Date.now() - killedAt;
   await inFlight;
   // Near a cap, room can sit in the other process's slice until that slice is idle and swept
-  // (SLICE_IDLE_MS, 1 s, plus half of it), which a burst may not outlast on a loaded machine: the
+  // (SLICE_IDLE_MS, 500 ms, plus a quarter of it), which a burst may not outlast on a loaded machine: the
   // refusal may stand that long, not longer. Asked again after that bound, what is left is admitted.
   await new Promise((r) => setTimeout(r, SLICE_BOUND_MS));
   await run(3);
