@@ -5,6 +5,7 @@ import type { Clock } from '../billing/index.js';
 import type { CatalogModel } from '../catalog/index.js';
 import { chargesUnavailable } from '../ledger/index.js';
 import { isGatewayError } from '../platform/errors/index.js';
+import { andThen } from '../platform/util/index.js';
 import type { InvalidationBus, Redis } from '../platform/redis/index.js';
 import type { AdmissionKeys } from './admission-keys.js';
 import type { Admission, AdmissionRequest, AdmissionTicket, Authorization } from './admission-types.js';
@@ -137,8 +138,7 @@ export class LeasedAdmission implements Admission {
     try {
       if (request.model.isFree) return this.exact.admit(request);
       if (!this.exact.isAuthorized(request)) return this.admitAuthorized(request);
-      const planned = this.exact.leasePlan(request);
-      return planned instanceof Promise ? planned.then((plan) => this.admitPlanned(request, plan)) : this.admitPlanned(request, planned);
+      return andThen(this.exact.leasePlan(request), (plan) => this.admitPlanned(request, plan));
     } catch (err) {
       return Promise.reject(err);
     }

@@ -1,6 +1,7 @@
 import { inSpan, tracingOn } from '../platform/tracing/index.js';
 import type { Admission, AdmissionTicket } from './admission-types.js';
 import { withAdmit } from './with-admit.js';
+import { andThen } from '../platform/util/index.js';
 import type { ChargeOutcome, DraftLookup, RecordDraft } from '../ledger/index.js';
 
 /**
@@ -62,7 +63,7 @@ export function recordingAdmission<A extends Admission>(inner: A, drafts: DraftL
       // A ticket given at once is passed on at once: no span to time, no promise to wait for.
       const ticket = tracingOn() ? inSpan('admission', { 'farebox.request_id': request.requestId, 'gen_ai.request.model': request.model.id }, async () => inner.admit(admitted)) : inner.admit(admitted);
       if (draft === undefined) return ticket;
-      return ticket instanceof Promise ? ticket.then((t) => new RecordingTicket(t, draft)) : new RecordingTicket(ticket, draft);
+      return andThen(ticket, (t) => new RecordingTicket(t, draft));
     } catch (err) {
       return Promise.reject(err);
     }
